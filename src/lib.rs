@@ -1,0 +1,21 @@
+//! ptxfp evaluates NVIDIA GPU floating-point instructions on the CPU and returns exactly the
+//! bits the GPU writes.
+//!
+//! ```
+//! let fma: ptxfp::Instr = "fma.rn.ftz.f32".parse().unwrap();
+//! let r = fma.eval(&[0x3F80_0000, 0x4000_0000, 0x3F80_0000]).unwrap();
+//! assert_eq!(r, 0x4040_0000); // 1·2 + 1 = 3
+//! ```
+//!
+//! Every instruction has one scalar definition (the `ops` modules), written after the rules of
+//! SEMANTICS.md; values travel as raw bits in the low bits of a `u64`.
+
+pub mod format;
+pub mod nan;
+pub mod ops;
+pub mod ptx;
+pub mod round;
+
+pub use format::Format;
+pub use ptx::{EvalError, Evidence, Instr, Mode, Modifiers, Opcode, ParseError, Type};
+pub use round::Rounding;

@@ -1,0 +1,34 @@
+//! `fma` and `mad` (PTX 9.7.3.6–7, 9.7.4.4): `a · b + c` with a single rounding. `mad` with a
+//! rounding modifier is the same operation [DOC PTX 9.7.3.7].
+
+use super::add::add_terms;
+use super::{Exact, Term};
+use crate::format::Format;
+use crate::nan;
+use crate::round::Rounding;
+
+/// `a · b + c`: exact product, exact sum, one rounding to `fmt`. `ftz` flushes subnormal
+/// inputs and decides result tininess after rounding (SEMANTICS §5).
+///
+/// A NaN operand wins over the invalid cases (∞·0, ∞ − ∞); for f64 the first NaN in operand
+/// order is propagated (SEMANTICS §4, order [INF]).
+pub fn fma(fmt: Format, a: u64, b: u64, c: u64, rnd: Rounding, ftz: bool) -> u64 {
+    let terms = (
+        Term::of(fmt.unpack(a, ftz)),
+        Term::of(fmt.unpack(b, ftz)),
+        Term::of(fmt.unpack(c, ftz)),
+    );
+    let (Some(x), Some(y), Some(z)) = terms else {
+        return nan::propagate(fmt, &[a, b, c]);
+    };
+    let neg = fmt.is_neg(a) != fmt.is_neg(b);
+    let product = match (x, y) {
+        (Term::Inf(_), Term::Zero(_)) | (Term::Zero(_), Term::Inf(_)) => return nan::invalid(fmt),
+        (Term::Inf(_), _) | (_, Term::Inf(_)) => Term::Inf(neg),
+        (Term::Zero(_), _) | (_, Term::Zero(_)) => Term::Zero(neg),
+        (Term::Finite(v), Term::Finite(w)) => {
+            Term::Finite(Exact { neg, exp: v.exp + w.exp, sig: v.sig * w.sig })
+        }
+    };
+    add_terms(fmt, product, z, rnd, ftz)
+}

@@ -1,0 +1,22 @@
+//! `mul` (PTX 9.7.3.5, 9.7.4.3): one correctly rounded IEEE multiplication with NVIDIA's NaN
+//! and flush-to-zero rules (SEMANTICS §4–§5).
+
+use crate::format::{Format, Unpacked};
+use crate::nan;
+use crate::round::{round_pack, Rounding};
+
+/// `a · b` rounded to `fmt`. The exact product (at most 106 bits) goes to round-and-pack, so
+/// `.ftz` decides tininess after rounding with an unbounded exponent (SEMANTICS §5).
+pub fn mul(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
+    use Unpacked::*;
+    let neg = fmt.is_neg(a) != fmt.is_neg(b);
+    match (fmt.unpack(a, ftz), fmt.unpack(b, ftz)) {
+        (Nan, _) | (_, Nan) => nan::propagate(fmt, &[a, b]),
+        (Inf { .. }, Zero { .. }) | (Zero { .. }, Inf { .. }) => nan::invalid(fmt),
+        (Inf { .. }, _) | (_, Inf { .. }) => fmt.inf(neg),
+        (Zero { .. }, _) | (_, Zero { .. }) => fmt.zero(neg),
+        (Finite { exp: ea, sig: sa, .. }, Finite { exp: eb, sig: sb, .. }) => {
+            round_pack(fmt, neg, ea + eb, sa as u128 * sb as u128, rnd, ftz)
+        }
+    }
+}

@@ -1,0 +1,353 @@
+//! The instruction type: an opcode, its modifiers and its operand type, exactly as spelled.
+//!
+//! An [`Instr`] can only be obtained through validation (parsing a spelling, or
+//! [`Instr::from_parts`]), so every value is one of the legal spellings of
+//! [`crate::ptx::catalog`].
+
+use std::fmt;
+
+use crate::format::Format;
+use crate::ops::testp::Property;
+use crate::round::Rounding;
+
+/// An operand type: a scalar format or a packed pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Type {
+    F16,
+    F16x2,
+    BF16,
+    BF16x2,
+    F32,
+    F32x2,
+    F64,
+}
+
+impl Type {
+    pub const ALL: [Type; 7] =
+        [Type::F16, Type::F16x2, Type::BF16, Type::BF16x2, Type::F32, Type::F32x2, Type::F64];
+
+    /// The format of one element.
+    pub const fn scalar(self) -> Format {
+        match self {
+            Type::F16 | Type::F16x2 => Format::F16,
+            Type::BF16 | Type::BF16x2 => Format::BF16,
+            Type::F32 | Type::F32x2 => Format::F32,
+            Type::F64 => Format::F64,
+        }
+    }
+
+    /// Elements per operand word: 2 for the packed forms (element 0 in the low half, PTX
+    /// semantics `a[0:15]`), else 1.
+    pub const fn lanes(self) -> u32 {
+        match self {
+            Type::F16x2 | Type::BF16x2 | Type::F32x2 => 2,
+            _ => 1,
+        }
+    }
+
+    /// Width of an operand word in bits.
+    pub const fn bits(self) -> u32 {
+        self.scalar().bits() * self.lanes()
+    }
+
+    /// PTX spelling without the dot.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Type::F16 => "f16",
+            Type::F16x2 => "f16x2",
+            Type::BF16 => "bf16",
+            Type::BF16x2 => "bf16x2",
+            Type::F32 => "f32",
+            Type::F32x2 => "f32x2",
+            Type::F64 => "f64",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Type> {
+        Type::ALL.into_iter().find(|t| t.name() == s)
+    }
+}
+
+/// The functions of the SASS special-function unit (MUFU), SEMANTICS §2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MufuFn {
+    Cos,
+    Sin,
+    Ex2,
+    Lg2,
+    Rcp,
+    Rsq,
+    Sqrt,
+    Rcp64h,
+    Rsq64h,
+    Tanh,
+}
+
+impl MufuFn {
+    pub const ALL: [MufuFn; 10] = [
+        MufuFn::Cos,
+        MufuFn::Sin,
+        MufuFn::Ex2,
+        MufuFn::Lg2,
+        MufuFn::Rcp,
+        MufuFn::Rsq,
+        MufuFn::Sqrt,
+        MufuFn::Rcp64h,
+        MufuFn::Rsq64h,
+        MufuFn::Tanh,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            MufuFn::Cos => "COS",
+            MufuFn::Sin => "SIN",
+            MufuFn::Ex2 => "EX2",
+            MufuFn::Lg2 => "LG2",
+            MufuFn::Rcp => "RCP",
+            MufuFn::Rsq => "RSQ",
+            MufuFn::Sqrt => "SQRT",
+            MufuFn::Rcp64h => "RCP64H",
+            MufuFn::Rsq64h => "RSQ64H",
+            MufuFn::Tanh => "TANH",
+        }
+    }
+}
+
+/// The range-reduction modes of RRO (sm_5x/sm_6x), SEMANTICS §3.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RroMode {
+    Sincos,
+    Ex2,
+}
+
+impl RroMode {
+    pub const ALL: [RroMode; 2] = [RroMode::Sincos, RroMode::Ex2];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            RroMode::Sincos => "SINCOS",
+            RroMode::Ex2 => "EX2",
+        }
+    }
+}
+
+/// What an instruction does, before its modifiers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Opcode {
+    Testp(Property),
+    Copysign,
+    Add,
+    Sub,
+    Mul,
+    Fma,
+    Mad,
+    Div,
+    Abs,
+    Neg,
+    Min,
+    Max,
+    Rcp,
+    Sqrt,
+    Rsqrt,
+    Sin,
+    Cos,
+    Lg2,
+    Ex2,
+    Tanh,
+    /// Conversion to the instruction's type from `from`.
+    Cvt { from: Type },
+    /// A SASS MUFU operation; the instruction's type is f32 except for the `.F16`/`.BF16`
+    /// forms.
+    Mufu(MufuFn),
+    /// A SASS RRO operation.
+    Rro(RroMode),
+}
+
+impl Opcode {
+    /// The mnemonic as spelled (`add`, `testp`, `MUFU`, ...).
+    pub const fn mnemonic(self) -> &'static str {
+        match self {
+            Opcode::Testp(_) => "testp",
+            Opcode::Copysign => "copysign",
+            Opcode::Add => "add",
+            Opcode::Sub => "sub",
+            Opcode::Mul => "mul",
+            Opcode::Fma => "fma",
+            Opcode::Mad => "mad",
+            Opcode::Div => "div",
+            Opcode::Abs => "abs",
+            Opcode::Neg => "neg",
+            Opcode::Min => "min",
+            Opcode::Max => "max",
+            Opcode::Rcp => "rcp",
+            Opcode::Sqrt => "sqrt",
+            Opcode::Rsqrt => "rsqrt",
+            Opcode::Sin => "sin",
+            Opcode::Cos => "cos",
+            Opcode::Lg2 => "lg2",
+            Opcode::Ex2 => "ex2",
+            Opcode::Tanh => "tanh",
+            Opcode::Cvt { .. } => "cvt",
+            Opcode::Mufu(_) => "MUFU",
+            Opcode::Rro(_) => "RRO",
+        }
+    }
+}
+
+/// The precision modifier: the rounding direction of an exact instruction, or one of the
+/// approximate forms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// No modifier spelled (round to nearest where the instruction rounds).
+    Default,
+    Round(Rounding),
+    /// `.approx`
+    Approx,
+    /// `.full` (div only)
+    Full,
+}
+
+/// The flag modifiers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Modifiers {
+    pub ftz: bool,
+    pub oob: bool,
+    pub relu: bool,
+    pub sat: bool,
+    pub nan: bool,
+    pub xorsign: bool,
+    pub abs: bool,
+}
+
+/// How well the bits an instruction returns are established (SEMANTICS evidence tags).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Evidence {
+    /// Determined by IEEE 754 plus NVIDIA's documented NaN, FTZ and saturation rules.
+    IeeeExact,
+    /// A model that reproduces published measurements of real GPUs.
+    HardwareVerified,
+    /// Follows NVIDIA documentation and ptxas output; no hardware measurement checks it.
+    Documented,
+    /// A plausible hardware-style model with no public evidence for its exact bits.
+    Model,
+}
+
+impl Evidence {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Evidence::IeeeExact => "ieee-exact",
+            Evidence::HardwareVerified => "hardware-verified",
+            Evidence::Documented => "documented",
+            Evidence::Model => "model",
+        }
+    }
+}
+
+/// A validated floating-point instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Instr {
+    pub(crate) opcode: Opcode,
+    pub(crate) mode: Mode,
+    pub(crate) mods: Modifiers,
+    pub(crate) ty: Type,
+    /// Bit i set: the instruction takes i source operands.
+    pub(crate) arity: u8,
+}
+
+impl Instr {
+    pub fn opcode(&self) -> Opcode {
+        self.opcode
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    pub fn modifiers(&self) -> Modifiers {
+        self.mods
+    }
+
+    /// The destination type (for `cvt`, the type converted to).
+    pub fn ty(&self) -> Type {
+        self.ty
+    }
+
+    /// The type of source operand `i`.
+    pub fn source_type(&self, _i: usize) -> Type {
+        match self.opcode {
+            Opcode::Cvt { from } => from,
+            _ => self.ty,
+        }
+    }
+
+    /// The rounding direction of an exact instruction (`.rn` when none is spelled).
+    pub fn rounding(&self) -> Rounding {
+        match self.mode {
+            Mode::Round(r) => r,
+            _ => Rounding::Rn,
+        }
+    }
+
+    /// The legal operand counts, ascending.
+    pub fn operand_counts(&self) -> Vec<usize> {
+        (0..8).filter(|i| self.arity & (1 << i) != 0).collect()
+    }
+
+    /// Whether `n` source operands are legal.
+    pub fn takes(&self, n: usize) -> bool {
+        n < 8 && self.arity & (1 << n) != 0
+    }
+
+    /// The scalar format results are written in.
+    pub fn format(&self) -> Format {
+        self.ty.scalar()
+    }
+}
+
+impl fmt::Display for Instr {
+    /// The canonical spelling: modifiers in the order PTX writes them.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.opcode {
+            Opcode::Mufu(func) => {
+                write!(f, "MUFU.{}", func.name())?;
+                match self.ty {
+                    Type::F16 => f.write_str(".F16")?,
+                    Type::BF16 => f.write_str(".BF16")?,
+                    _ => {}
+                }
+                if self.mods.sat {
+                    f.write_str(".SAT")?;
+                }
+                return Ok(());
+            }
+            Opcode::Rro(mode) => return write!(f, "RRO.{}", mode.name()),
+            Opcode::Testp(p) => write!(f, "testp.{}", p.name())?,
+            op => f.write_str(op.mnemonic())?,
+        }
+        match self.mode {
+            Mode::Default => {}
+            Mode::Round(r) => write!(f, ".{}", r.name())?,
+            Mode::Approx => f.write_str(".approx")?,
+            Mode::Full => f.write_str(".full")?,
+        }
+        let m = self.mods;
+        for (on, name) in [
+            (m.ftz, ".ftz"),
+            (m.oob, ".oob"),
+            (m.relu, ".relu"),
+            (m.sat, ".sat"),
+            (m.nan, ".NaN"),
+            (m.xorsign, ".xorsign"),
+            (m.abs, ".abs"),
+        ] {
+            if on {
+                f.write_str(name)?;
+            }
+        }
+        write!(f, ".{}", self.ty.name())?;
+        if let Opcode::Cvt { from } = self.opcode {
+            write!(f, ".{}", from.name())?;
+        }
+        Ok(())
+    }
+}

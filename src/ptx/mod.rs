@@ -1,0 +1,10 @@
+//! PTX and SASS instructions: the [`Instr`] type, its parser and catalog, and evaluation.
+
+pub mod catalog;
+mod eval;
+mod instr;
+mod parse;
+
+pub use eval::EvalError;
+pub use instr::{Evidence, Instr, Mode, Modifiers, MufuFn, Opcode, RroMode, Type};
+pub use parse::ParseError;

@@ -1,0 +1,218 @@
+//! Rounding: the one round-and-pack routine every exact operation ends in, and the result
+//! clamps (`.sat`, `.relu`) applied after it.
+//!
+//! Nothing here touches the host floating-point environment: directed rounding is computed on
+//! integers.
+
+use crate::format::Format;
+
+/// IEEE rounding direction, spelled as the PTX modifier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rounding {
+    /// `.rn`: to nearest, ties to even.
+    Rn,
+    /// `.rz`: toward zero.
+    Rz,
+    /// `.rm`: toward −∞.
+    Rm,
+    /// `.rp`: toward +∞.
+    Rp,
+}
+
+impl Rounding {
+    pub const ALL: [Rounding; 4] = [Rounding::Rn, Rounding::Rz, Rounding::Rm, Rounding::Rp];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Rounding::Rn => "rn",
+            Rounding::Rz => "rz",
+            Rounding::Rm => "rm",
+            Rounding::Rp => "rp",
+        }
+    }
+
+    /// Whether a value of sign `neg` lying strictly between two representable neighbours
+    /// rounds away from zero. `lsb_odd` is the parity of the truncated candidate; `half`
+    /// compares the discarded part with half an ulp.
+    #[inline]
+    fn rounds_away(self, neg: bool, lsb_odd: bool, half: core::cmp::Ordering) -> bool {
+        use core::cmp::Ordering::*;
+        match self {
+            Rounding::Rn => half == Greater || (half == Equal && lsb_odd),
+            Rounding::Rz => false,
+            Rounding::Rm => neg,
+            Rounding::Rp => !neg,
+        }
+    }
+
+    /// The zero an exact cancellation `x + (−x)` produces: −0 under `.rm`, +0 otherwise
+    /// (IEEE 754 §6.3).
+    pub const fn cancellation_zero_is_negative(self) -> bool {
+        matches!(self, Rounding::Rm)
+    }
+}
+
+/// `sig >> shift`, rounded in direction `rnd` for a value of sign `neg`. The result may carry
+/// into the next power of two.
+#[inline]
+fn shift_right_round(sig: u128, shift: u32, neg: bool, rnd: Rounding) -> u128 {
+    if shift == 0 {
+        return sig;
+    }
+    if shift > 127 {
+        // Everything is discarded; half an ulp is 2^(shift-1) >= 2^127.
+        let half = if shift == 128 {
+            sig.cmp(&(1u128 << 127))
+        } else {
+            core::cmp::Ordering::Less
+        };
+        return (sig != 0 && rnd.rounds_away(neg, false, half)) as u128;
+    }
+    let kept = sig >> shift;
+    let rest = sig & ((1u128 << shift) - 1);
+    if rest == 0 {
+        return kept;
+    }
+    let half = rest.cmp(&(1u128 << (shift - 1)));
+    kept + rnd.rounds_away(neg, kept & 1 == 1, half) as u128
+}
+
+/// Round the exact value `(-1)^neg · sig · 2^exp` to `fmt` and encode it.
+///
+/// `sig` must be nonzero. An inexact operation passes its result with at least `p + 2`
+/// significant bits and ORs a sticky bit into the lowest one, so that the discarded part is
+/// never mistaken for an exact half.
+///
+/// Tininess (SEMANTICS §5, [PTXAS] for RN, [INF] for the directed modes): the significand is
+/// first rounded to `p` bits in the requested direction as if the exponent were unbounded. If
+/// that value is below the smallest normal, the result is tiny: with `ftz` it becomes a zero
+/// of the same sign; without it the *exact* value is rounded once more onto the subnormal
+/// grid (the IEEE result, never a double rounding). Overflow gives ±Inf or the largest finite
+/// value as the direction dictates.
+pub fn round_pack(fmt: Format, neg: bool, exp: i32, sig: u128, rnd: Rounding, ftz: bool) -> u64 {
+    debug_assert!(sig != 0, "round_pack needs a nonzero significand");
+    let p = fmt.precision() as i32;
+    let sign = if neg { fmt.sign_bit() } else { 0 };
+    let top = 127 - sig.leading_zeros() as i32;
+    let mut e = exp + top;
+    let excess = top - (p - 1);
+    let mut m = if excess > 0 {
+        shift_right_round(sig, excess as u32, neg, rnd)
+    } else {
+        sig << (-excess) as u32
+    };
+    if m >> p != 0 {
+        m >>= 1;
+        e += 1;
+    }
+    if e > fmt.emax() {
+        let to_inf = match rnd {
+            Rounding::Rn => true,
+            Rounding::Rz => false,
+            Rounding::Rm => neg,
+            Rounding::Rp => !neg,
+        };
+        return if to_inf { fmt.inf(neg) } else { fmt.max_finite(neg) };
+    }
+    if e >= fmt.emin() {
+        let biased = (e + fmt.bias()) as u64;
+        return sign | (biased << fmt.frac_bits()) | (m as u64 & fmt.frac_mask());
+    }
+    if ftz {
+        return sign;
+    }
+    // Subnormal: the grid spacing is 2^(emin - (p-1)). A carry into 2^(p-1) encodes the
+    // smallest normal, which the plain `sign | m` encoding produces by itself.
+    let grid_exp = fmt.emin() - (p - 1);
+    let shift = grid_exp - exp;
+    let m = if shift > 0 {
+        shift_right_round(sig, shift as u32, neg, rnd)
+    } else {
+        sig << (-shift) as u32
+    };
+    sign | m as u64
+}
+
+/// `.sat`: clamp to [+0, 1.0]; NaN → +0 and every negative value, −0 included, → +0
+/// (SEMANTICS §4–§5: [DOC] for the clamp and NaN, [RE Tesla / INF modern] for −0).
+pub const fn saturate(fmt: Format, bits: u64) -> u64 {
+    if fmt.is_nan(bits) || fmt.is_neg(bits) {
+        0
+    } else if bits > fmt.one() {
+        fmt.one()
+    } else {
+        bits
+    }
+}
+
+/// `.relu` (f16/bf16 fma and cvt): a negative result becomes +0 and a NaN becomes the
+/// canonical NaN [DOC PTX 9.7.4.4]. −0 also becomes +0: the hardware clamp is taken to be
+/// max(x, +0) with −0 < +0 as in FMNMX [INF].
+pub const fn relu(fmt: Format, bits: u64) -> u64 {
+    if fmt.is_nan(bits) {
+        fmt.canonical_nan()
+    } else if fmt.is_neg(bits) {
+        0
+    } else {
+        bits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ftz_tininess_is_decided_after_rounding_with_unbounded_exponent() {
+        // SEMANTICS §5: (1−3000·2^-24)·FLT_MIN·(1+1500·2^-23), ptxas constant folding on sm_80.
+        let a = Format::F32.unpack(0x3F7F_F448, false);
+        let b = Format::F32.unpack(0x0080_05DC, false);
+        let (
+            crate::format::Unpacked::Finite { exp: ea, sig: sa, .. },
+            crate::format::Unpacked::Finite { exp: eb, sig: sb, .. },
+        ) = (a, b)
+        else {
+            unreachable!()
+        };
+        let sig = sa as u128 * sb as u128;
+        assert_eq!(round_pack(Format::F32, false, ea + eb, sig, Rounding::Rn, true), 0);
+        assert_eq!(round_pack(Format::F32, false, ea + eb, sig, Rounding::Rn, false), 0x0080_0000);
+    }
+
+    #[test]
+    fn overflow_follows_direction() {
+        let big = 1u128 << 100;
+        for (rnd, neg, want) in [
+            (Rounding::Rn, false, 0x7F80_0000u64),
+            (Rounding::Rz, false, 0x7F7F_FFFF),
+            (Rounding::Rm, false, 0x7F7F_FFFF),
+            (Rounding::Rp, false, 0x7F80_0000),
+            (Rounding::Rm, true, 0xFF80_0000),
+            (Rounding::Rp, true, 0xFF7F_FFFF),
+        ] {
+            assert_eq!(round_pack(Format::F32, neg, 100, big, rnd, false), want);
+        }
+    }
+
+    #[test]
+    fn subnormal_results_round_once() {
+        // 1.5 · 2^-149 is a tie between the two smallest subnormals: even wins.
+        assert_eq!(round_pack(Format::F32, false, -150, 3, Rounding::Rn, false), 2);
+        assert_eq!(round_pack(Format::F32, false, -150, 3, Rounding::Rz, false), 1);
+        assert_eq!(round_pack(Format::F32, false, -150, 3, Rounding::Rp, false), 2);
+        assert_eq!(round_pack(Format::F32, true, -151, 1, Rounding::Rm, false), 0x8000_0001);
+        assert_eq!(round_pack(Format::F32, true, -151, 1, Rounding::Rn, false), 0x8000_0000);
+    }
+
+    #[test]
+    fn saturate_clamps_to_unit_interval() {
+        let f = Format::F32;
+        assert_eq!(saturate(f, 0x7FFF_FFFF), 0);
+        assert_eq!(saturate(f, 0x8000_0000), 0);
+        assert_eq!(saturate(f, 0xBF80_0000), 0);
+        assert_eq!(saturate(f, 0x7F80_0000), 0x3F80_0000);
+        assert_eq!(saturate(f, 0x3F80_0001), 0x3F80_0000);
+        assert_eq!(saturate(f, 0x3F00_0000), 0x3F00_0000);
+        assert_eq!(saturate(f, 1), 1);
+    }
+}

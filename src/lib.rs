@@ -12,6 +12,7 @@
 
 pub mod format;
 pub mod nan;
+pub mod operand;
 pub mod ops;
 pub mod ptx;
 pub mod round;

@@ -1,1 +1,106 @@
-fn main() {}
+//! The `ptxfp` command line: list the catalog, evaluate instructions.
+
+use std::io::{self, BufRead, BufWriter, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use ptxfp::operand::{format_result, parse_operand};
+use ptxfp::ptx::catalog;
+use ptxfp::{Instr, Opcode};
+
+#[derive(Parser)]
+#[command(name = "ptxfp", version, about = "Bit-exact CPU evaluation of NVIDIA PTX floating-point instructions")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List every instruction spelling: operand count, lowest sm, evidence level.
+    Ops {
+        /// Show only spellings containing this text (e.g. `fma`, `.f16x2`, `MUFU`).
+        filter: Option<String>,
+    },
+    /// Evaluate one instruction. Operands are hex words (0x3f800000; packed types as one word)
+    /// or decimal values (1.5, -0, inf, nan). With no operands, reads one evaluation per line
+    /// from standard input (whitespace-separated operands) and writes one result line each.
+    Eval {
+        /// The instruction, e.g. fma.rn.ftz.f32
+        instr: String,
+        /// The source operands.
+        #[arg(allow_hyphen_values = true)]
+        operands: Vec<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Ops { filter } => list_ops(filter.as_deref()),
+        Command::Eval { instr, operands } => eval(&instr, &operands),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("ptxfp: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn list_ops(filter: Option<&str>) -> Result<(), String> {
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let write = |out: &mut BufWriter<_>, line: String| writeln!(out, "{line}").map_err(|e| e.to_string());
+    write(&mut out, format!("{:<34} {:>8} {:>6}  {:<18} {}", "spelling", "operands", "min_sm", "evidence", "evaluated"))?;
+    for e in catalog::entries() {
+        let spelling = e.instr.to_string();
+        if filter.is_some_and(|f| !spelling.contains(f)) {
+            continue;
+        }
+        let evaluated = if e.instr.is_evaluated() { "yes" } else { "no" };
+        write(
+            &mut out,
+            format!(
+                "{spelling:<34} {:>8} {:>6}  {:<18} {evaluated}",
+                e.sources,
+                format!("sm_{}", e.min_sm),
+                e.instr.evidence().name()
+            ),
+        )?;
+    }
+    out.flush().map_err(|e| e.to_string())
+}
+
+fn eval(spelling: &str, operands: &[String]) -> Result<(), String> {
+    let instr: Instr = spelling.parse().map_err(|e: ptxfp::ParseError| e.to_string())?;
+    if !operands.is_empty() {
+        let line = eval_line(&instr, operands.iter().map(String::as_str))?;
+        println!("{line}");
+        return Ok(());
+    }
+    let stdin = io::stdin();
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    for (n, line) in stdin.lock().lines().enumerate() {
+        let line = line.map_err(|e| format!("reading standard input: {e}"))?;
+        let result = eval_line(&instr, line.split_whitespace()).map_err(|e| format!("line {}: {e}", n + 1))?;
+        writeln!(out, "{result}").map_err(|e| format!("writing output: {e}"))?;
+    }
+    out.flush().map_err(|e| format!("writing output: {e}"))
+}
+
+fn eval_line<'a>(instr: &Instr, words: impl Iterator<Item = &'a str>) -> Result<String, String> {
+    let mut values = Vec::with_capacity(3);
+    for (i, word) in words.enumerate() {
+        let ty = instr.source_type(i);
+        values.push(parse_operand(ty, word).map_err(|e| format!("operand {}: {e}", i + 1))?);
+    }
+    let bits = instr.eval(&values).map_err(|e| e.to_string())?;
+    if let Opcode::Testp(_) = instr.opcode() {
+        // testp writes a predicate.
+        return Ok(format!("{bits:#x} {bits}"));
+    }
+    Ok(format_result(instr.ty(), bits))
+}

@@ -302,6 +302,39 @@ impl Instr {
     pub fn format(&self) -> Format {
         self.ty.scalar()
     }
+
+    /// How well the returned bits are established (see [`Evidence`]).
+    pub fn evidence(&self) -> Evidence {
+        match self.opcode {
+            Opcode::Abs | Opcode::Neg => Evidence::Documented,
+            Opcode::Div | Opcode::Rcp | Opcode::Sqrt if matches!(self.mode, Mode::Round(_)) => {
+                Evidence::IeeeExact
+            }
+            Opcode::Testp(_)
+            | Opcode::Copysign
+            | Opcode::Add
+            | Opcode::Sub
+            | Opcode::Mul
+            | Opcode::Fma
+            | Opcode::Mad
+            | Opcode::Min
+            | Opcode::Max
+            | Opcode::Cvt { .. } => Evidence::IeeeExact,
+            Opcode::Mufu(MufuFn::Rcp | MufuFn::Rsq) => Evidence::HardwareVerified,
+            Opcode::Rcp | Opcode::Rsqrt if self.ty == Type::F32 => Evidence::HardwareVerified,
+            Opcode::Mufu(MufuFn::Sqrt | MufuFn::Tanh | MufuFn::Rcp64h | MufuFn::Rsq64h) => Evidence::Model,
+            Opcode::Mufu(MufuFn::Ex2) if self.ty != Type::F32 => Evidence::Model,
+            Opcode::Sqrt | Opcode::Tanh | Opcode::Rcp | Opcode::Rsqrt => Evidence::Model,
+            Opcode::Ex2 if self.ty != Type::F32 => Evidence::Model,
+            Opcode::Div
+            | Opcode::Sin
+            | Opcode::Cos
+            | Opcode::Lg2
+            | Opcode::Ex2
+            | Opcode::Mufu(_)
+            | Opcode::Rro(_) => Evidence::Documented,
+        }
+    }
 }
 
 impl fmt::Display for Instr {

@@ -313,7 +313,8 @@ fn diagnose(i: &Instr) -> String {
     }
     if !completions.is_empty() {
         let list: Vec<_> = completions.into_iter().collect();
-        return format!("{base} with these modifiers also needs one of: {}", list.join(" "));
+        let what = if given.is_empty() { base } else { format!("{base} with {}", given.join(" ")) };
+        return format!("{what} also needs one of: {}", list.join(" "));
     }
     let mut examples: Vec<String> = same_type.iter().map(|e| e.instr.to_string()).collect();
     examples.dedup();

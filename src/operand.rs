@@ -1,0 +1,137 @@
+//! Operands as text: hex bit patterns or decimal values in, hex and decimal out.
+
+use crate::format::Format;
+use crate::ops::cvt::cvt;
+use crate::ptx::Type;
+use crate::round::Rounding;
+
+/// Parse one operand of type `ty`.
+///
+/// - `0x…`: the bit pattern; it must fit the type's width (a packed type is one word, element
+///   0 in the low half).
+/// - a decimal value (`1.5`, `-0`, `1e-40`, `inf`, `-inf`, `nan`): rounded to nearest-even in
+///   the element format. For f16/bf16 the literal is read as an f64 first; only a literal with
+///   more than 17 significant digits lying within 2^-53 (relative) of a halfway point can come
+///   out differently from a direct conversion. `nan` is the quiet NaN with an empty payload.
+/// - packed types also take two comma-separated decimal values, element 0 first (`1.5,-2`).
+pub fn parse_operand(ty: Type, text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        let value = u64::from_str_radix(hex, 16)
+            .map_err(|_| format!("'{t}' is not a hex word (0x followed by at most 16 hex digits)"))?;
+        if ty.bits() < 64 && value >> ty.bits() != 0 {
+            return Err(format!(
+                "hex word {t} is too wide for .{} ({} bits, at most {:#x})",
+                ty.name(),
+                ty.bits(),
+                (1u64 << ty.bits()) - 1
+            ));
+        }
+        return Ok(value);
+    }
+    let fmt = ty.scalar();
+    if ty.lanes() == 1 {
+        return parse_decimal(fmt, t);
+    }
+    let parts: Vec<&str> = t.split(',').collect();
+    if parts.len() != 2 {
+        return Err(format!(
+            "a .{} operand is one hex word or two comma-separated values, element 0 first (got '{t}')",
+            ty.name()
+        ));
+    }
+    let lo = parse_decimal(fmt, parts[0])?;
+    let hi = parse_decimal(fmt, parts[1])?;
+    Ok(lo | (hi << fmt.bits()))
+}
+
+fn parse_decimal(fmt: Format, text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let lower = t.to_ascii_lowercase();
+    let (neg, body) = match lower.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, lower.strip_prefix('+').unwrap_or(&lower)),
+    };
+    if body == "nan" {
+        let sign = if neg { fmt.sign_bit() } else { 0 };
+        return Ok(sign | fmt.exp_mask() | fmt.quiet_bit());
+    }
+    let bad = || format!("'{t}' is not a number (give a decimal like 1.5, -0, 1e-40, inf, nan, or a hex word 0x…)");
+    if body.is_empty() || !body.starts_with(|c: char| c.is_ascii_digit() || c == '.' || c == 'i') {
+        return Err(bad());
+    }
+    match fmt {
+        Format::F32 => t.parse::<f32>().map(|v| v.to_bits() as u64).map_err(|_| bad()),
+        _ => {
+            let v: f64 = t.parse().map_err(|_| bad())?;
+            Ok(cvt(Format::F64, fmt, v.to_bits(), Rounding::Rn, false))
+        }
+    }
+}
+
+/// The result as text: the hex word padded to the type's width, then the decimal value of
+/// each element (element 0 first).
+pub fn format_result(ty: Type, bits: u64) -> String {
+    let digits = (ty.bits() / 4) as usize;
+    let mut out = format!("{bits:#0width$x}", width = digits + 2);
+    let fmt = ty.scalar();
+    for lane in 0..ty.lanes() {
+        let element = (bits >> (lane * fmt.bits())) & fmt.mask();
+        out.push(' ');
+        out.push_str(&format_value(fmt, element));
+    }
+    out
+}
+
+/// A value in decimal: the shortest text that reads back to the same bits in `fmt`'s
+/// neighbourhood (`inf`, `-inf`, `NaN`, `-NaN` for the specials).
+pub fn format_value(fmt: Format, bits: u64) -> String {
+    let neg = fmt.is_neg(bits);
+    if fmt.is_nan(bits) {
+        return if neg { "-NaN".into() } else { "NaN".into() };
+    }
+    let v = fmt.to_f64(bits);
+    if v.is_infinite() {
+        return if v < 0.0 { "-inf".into() } else { "inf".into() };
+    }
+    let magnitude = v.abs();
+    let plain = magnitude == 0.0 || (1e-5..1e16).contains(&magnitude);
+    match (fmt, plain) {
+        (Format::F64, true) => format!("{v}"),
+        (Format::F64, false) => format!("{v:e}"),
+        (_, true) => format!("{}", v as f32),
+        (_, false) => format!("{:e}", v as f32),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_and_decimal_operands() {
+        assert_eq!(parse_operand(Type::F32, "0x3f800000"), Ok(0x3F80_0000));
+        assert_eq!(parse_operand(Type::F32, "1.5"), Ok(0x3FC0_0000));
+        assert_eq!(parse_operand(Type::F32, "-0"), Ok(0x8000_0000));
+        assert_eq!(parse_operand(Type::F32, "inf"), Ok(0x7F80_0000));
+        assert_eq!(parse_operand(Type::F32, "-inf"), Ok(0xFF80_0000));
+        assert_eq!(parse_operand(Type::F32, "nan"), Ok(0x7FC0_0000));
+        assert_eq!(parse_operand(Type::F16, "1"), Ok(0x3C00));
+        assert_eq!(parse_operand(Type::BF16, "-2"), Ok(0xC000));
+        assert_eq!(parse_operand(Type::F64, "0.1"), Ok(0.1f64.to_bits()));
+        assert_eq!(parse_operand(Type::F16x2, "1,-2"), Ok(0xC000_3C00));
+        assert!(parse_operand(Type::F16, "0x10000").unwrap_err().contains("too wide"));
+        assert!(parse_operand(Type::F32, "one").is_err());
+        assert!(parse_operand(Type::F32, "").is_err());
+        assert!(parse_operand(Type::F16x2, "1.0").is_err());
+    }
+
+    #[test]
+    fn results_print_hex_then_values() {
+        assert_eq!(format_result(Type::F32, 0x0080_0000), "0x00800000 1.1754944e-38");
+        assert_eq!(format_result(Type::F32, 0x7FFF_FFFF), "0x7fffffff NaN");
+        assert_eq!(format_result(Type::F16x2, 0xC000_3C00), "0xc0003c00 1 -2");
+        assert_eq!(format_result(Type::F64, 0.5f64.to_bits()), "0x3fe0000000000000 0.5");
+        assert_eq!(format_result(Type::F32, 0x8000_0000), "0x80000000 -0");
+    }
+}

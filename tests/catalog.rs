@@ -1,0 +1,120 @@
+//! The parser against the project's copies of the PTX catalog (`tests/data/catalog.tsv`) and
+//! of the spellings to reject (`tests/data/illegal.txt`).
+
+use std::collections::BTreeSet;
+
+use ptxfp::ptx::catalog;
+use ptxfp::{Instr, Opcode};
+
+fn catalog_lines() -> Vec<(String, usize, u32)> {
+    include_str!("data/catalog.tsv")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("spelling"))
+        .map(|l| {
+            let cols: Vec<&str> = l.split('\t').collect();
+            (cols[0].to_string(), cols[1].parse().unwrap(), cols[3].parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn every_catalog_spelling_parses_with_its_operand_count() {
+    let lines = catalog_lines();
+    assert!(lines.len() > 400);
+    for (spelling, sources, _) in &lines {
+        let instr: Instr = spelling.parse().unwrap_or_else(|e| panic!("{spelling}: {e}"));
+        assert_eq!(&instr.to_string(), spelling, "Display must give the canonical spelling back");
+        assert!(instr.takes(*sources), "{spelling} must take {sources} operands");
+    }
+}
+
+#[test]
+fn generated_catalog_equals_the_published_one_outside_cvt() {
+    let published: BTreeSet<(String, usize, u32)> = catalog_lines().into_iter().collect();
+    let generated: BTreeSet<(String, usize, u32)> = catalog::entries()
+        .iter()
+        .filter(|e| !matches!(e.instr.opcode(), Opcode::Cvt { .. }))
+        .map(|e| (e.instr.to_string(), e.sources, e.min_sm))
+        .collect();
+    let missing: Vec<_> = published.difference(&generated).collect();
+    let extra: Vec<_> = generated.difference(&published).collect();
+    assert!(missing.is_empty() && extra.is_empty(), "missing {missing:?}\nextra {extra:?}");
+}
+
+#[test]
+fn every_illegal_spelling_is_rejected_with_a_reason() {
+    let illegal: Vec<&str> = include_str!("data/illegal.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .collect();
+    assert!(illegal.len() > 40);
+    for spelling in illegal.iter().copied().chain([""]) {
+        let err = spelling.parse::<Instr>().expect_err(spelling);
+        assert!(err.message.len() > 10, "{spelling}: {err}");
+    }
+}
+
+fn message(spelling: &str) -> String {
+    spelling.parse::<Instr>().expect_err(spelling).to_string()
+}
+
+#[test]
+fn errors_name_the_offending_part_and_the_alternatives() {
+    let cases = [
+        ("add.sat.f64", &[".sat", ".rn"][..]),
+        ("fma.f32", &["needs one of", ".rn", ".rz"]),
+        ("min.xorsign.f32", &["needs one of", ".abs"]),
+        ("add.rn.rz.f32", &["more than one", ".rn", ".rz"]),
+        ("add.ftz.ftz.f32", &[".ftz", "twice"]),
+        ("add.rn", &["missing type", ".f32"]),
+        ("add.f128", &["'.f128'"]),
+        ("fma.rn.f32.f32", &["one type"]),
+        ("addf32", &["unknown mnemonic", "add"]),
+        ("MUFU.FOO", &["unknown MUFU function", "RCP"]),
+        ("MUFU.RCP.FTZ", &[".FTZ", ".SAT"]),
+        ("fma.rna.f32", &[".rna", ".rn"]),
+        ("testp.zero.f32", &[".zero", ".finite"]),
+        ("copysign.f16", &["no .f16 form", ".f32"]),
+        ("tanh.approx.ftz.f32", &[".ftz", "tanh.f32"]),
+        ("fma.rn.sat.bf16", &[".sat", "fma.bf16"]),
+        ("cvt.f16.f32", &["needs one of", ".rn"]),
+        ("cvt.rn.f32.f16", &[".rn", "not allowed"]),
+    ];
+    for (spelling, needles) in cases {
+        let m = message(spelling);
+        for needle in needles {
+            assert!(m.contains(needle), "message for {spelling} lacks {needle:?}: {m}");
+        }
+    }
+}
+
+#[test]
+fn conversions_follow_the_ptx_cvt_rules() {
+    for ok in [
+        "cvt.rn.f16.f32",
+        "cvt.rz.ftz.sat.f32.f64",
+        "cvt.f64.f32",
+        "cvt.ftz.f64.f32",
+        "cvt.f32.f16",
+        "cvt.f32.bf16",
+        "cvt.rm.bf16.f64",
+        "cvt.rn.relu.bf16.f32",
+        "cvt.rz.relu.f16x2.f32",
+        "cvt.rn.bf16x2.f32",
+    ] {
+        let i: Instr = ok.parse().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(i.to_string(), ok);
+    }
+    assert!("cvt.rn.f16x2.f32".parse::<Instr>().unwrap().takes(2));
+    for bad in ["cvt.rn.ftz.f16.f64", "cvt.rn.sat.bf16.f32", "cvt.rm.relu.f16.f32", "cvt.rn.f32.f32", "cvt.rn.f16"] {
+        assert!(bad.parse::<Instr>().is_err(), "{bad} must be rejected");
+    }
+}
+
+#[test]
+fn modifiers_in_any_order_display_canonically() {
+    let i: Instr = "add.sat.ftz.rn.f32".parse().unwrap();
+    assert_eq!(i.to_string(), "add.rn.ftz.sat.f32");
+    let i: Instr = "min.abs.xorsign.NaN.f16".parse().unwrap();
+    assert_eq!(i.to_string(), "min.NaN.xorsign.abs.f16");
+}

@@ -11,6 +11,7 @@
 //! SEMANTICS.md; values travel as raw bits in the low bits of a `u64`.
 
 pub mod format;
+pub mod mufu;
 pub mod nan;
 pub mod operand;
 pub mod ops;
@@ -18,5 +19,5 @@ pub mod ptx;
 pub mod round;
 
 pub use format::Format;
-pub use ptx::{EvalError, Evidence, Instr, Mode, Modifiers, Opcode, ParseError, Type};
+pub use ptx::{EvalError, Evidence, Instr, Mode, Modifiers, Opcode, ParseError, Target, Type};
 pub use round::Rounding;

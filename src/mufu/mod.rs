@@ -1,0 +1,241 @@
+//! MUFU, the SASS special-function unit, modelled on the Tesla (G80/GT200) SFU.
+//!
+//! The model is the public bit-exact reconstruction of the Tesla SFU (envytools `nvhw/sfu.c`,
+//! tables `nvhw/sfu_tab.c`, both checked against Tesla hardware by `hwtest/g80_sfu.cc`)
+//! [RE, SEMANTICS §2.2]: a 64- or 128-entry table of quadratic coefficients `c0, c1, c2`
+//! indexed by the top bits of the significand, evaluated as `c0 + c1·xl + c2·sq(xl)` on the low
+//! bits `xl` by a truncating fixed-point datapath, then packed into an f32.
+//!
+//! Evidence, per function:
+//! - `rcp`, `rsq`: hardware-verified on modern GPUs. The model reproduces, count for count, the
+//!   published exhaustive hardware histograms of MUFU.RCP over [1,2) and MUFU.RSQ over [1,2)
+//!   and [2,4) on sm_80/sm_89/sm_90 [RE+measured, SEMANTICS §2.3a].
+//! - `ex2`, `lg2`, `sin`, `cos`: the Tesla datapath assumed unchanged on modern GPUs. The model
+//!   reproduces every documented accuracy bound to within ~0.1 bit (SEMANTICS §2.3) but no
+//!   bit-level hardware data exists [INF]. The sm_70+ conversions of the float operand to the
+//!   fixed-point words of EX2 and SIN/COS are likewise [INF] (SEMANTICS §2.3, §3).
+//!
+//! Every function flushes subnormal inputs and outputs to a zero of the same sign ("Denorm
+//! input/output is flushed", opMUFU [DOC], SEMANTICS §5), and every NaN result is the canonical
+//! NaN 0x7FFFFFFF [DOC opMUFU, SEMANTICS §4]. `.SAT` is applied by the caller
+//! ([`crate::round::saturate`]).
+//!
+//! The tables are the project's copy of the envytools LUTs, `data/tesla_sfu_tables.csv` (MIT
+//! notice included), compiled into the crate and parsed at first use.
+
+pub mod ex2;
+pub mod ex2_half;
+pub mod lg2;
+pub mod rcp;
+pub mod rcp64h;
+pub mod rro;
+pub mod rsq;
+pub mod rsq64h;
+pub mod sincos;
+pub mod sqrt;
+pub mod tanh;
+
+pub use ex2::{ex2, ex2_fixed};
+pub use lg2::lg2;
+pub use rcp::rcp;
+pub use rro::{rro_ex2, rro_sincos};
+pub use rsq::rsq;
+pub use sincos::{cos, cos_fixed, sin, sin_fixed};
+
+use std::sync::LazyLock;
+
+use crate::format::Format;
+use crate::round::{round_pack, Rounding};
+
+const F32: Format = Format::F32;
+
+/// The NaN every MUFU function writes, whatever the input NaN [DOC opMUFU, SEMANTICS §4].
+pub(crate) const NAN: u32 = F32.canonical_nan() as u32;
+
+/// One table row: the coefficients `[c0, c1, c2]` exactly as the LUT holds them (two's
+/// complement). c0 ≈ f(x_i) (26 bits), c1 ≈ f'(x_i) (16 bits, 15 for sin), c2 ≈ f''(x_i)
+/// (10 bits, 11 for sin) [RE, SEMANTICS §2.2].
+pub type Row = [i32; 3];
+
+/// The five SFU lookup tables (23,296 bits in all) [RE, SEMANTICS §2.2].
+#[derive(Debug)]
+pub struct Tables {
+    /// Reciprocal on [1,2), indexed by the top 7 fraction bits.
+    pub rcp: [Row; 128],
+    /// Reciprocal square root on [1,4), indexed by the exponent parity and the top 6 fraction
+    /// bits.
+    pub rsqrt: [Row; 128],
+    /// sin(π/2·f) over one quadrant, indexed by the top 6 bits of the quadrant fraction f.
+    pub sin: [Row; 64],
+    /// 2^f on [0,1), indexed by the top 6 fraction bits.
+    pub ex2: [Row; 64],
+    /// log2 on [1,2), indexed by the top 6 fraction bits.
+    pub lg2: [Row; 64],
+}
+
+/// The CSV the tables are parsed from (compiled in; no file is read at run time).
+const TABLES_CSV: &str = include_str!("../../data/tesla_sfu_tables.csv");
+
+static TABLES: LazyLock<Tables> = LazyLock::new(|| Tables::parse(TABLES_CSV));
+
+/// The SFU tables, parsed from the compiled-in CSV at first use.
+pub fn tables() -> &'static Tables {
+    &TABLES
+}
+
+impl Tables {
+    /// Parse `func,idx,c0,c1,c2` rows (hex coefficients; `#` lines are comments). The data is
+    /// part of the crate, so a malformed file is a build defect: it panics, naming the line.
+    fn parse(csv: &str) -> Tables {
+        let (mut rcp, mut rsqrt, mut sin, mut ex2, mut lg2) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (n, line) in csv.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') || line.starts_with("func,") {
+                continue;
+            }
+            let bad = |what: &str| -> ! {
+                panic!("data/tesla_sfu_tables.csv line {}: {what}: {line:?}", n + 1)
+            };
+            let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+            let [func, idx, c0, c1, c2] = fields[..] else { bad("expected 5 fields") };
+            let table = match func {
+                "rcp" => &mut rcp,
+                "rsqrt" => &mut rsqrt,
+                "sin" => &mut sin,
+                "ex2" => &mut ex2,
+                "lg2" => &mut lg2,
+                _ => bad("unknown function"),
+            };
+            if idx.parse::<usize>().ok() != Some(table.len()) {
+                bad("rows must be listed in index order");
+            }
+            let coeff = |s: &str| -> i32 {
+                let hex = s.strip_prefix("0x").unwrap_or_else(|| bad("coefficient is not 0x-hex"));
+                let word = u32::from_str_radix(hex, 16);
+                word.unwrap_or_else(|_| bad("coefficient is not 32-bit hex")) as i32
+            };
+            table.push([coeff(c0), coeff(c1), coeff(c2)]);
+        }
+        fn rows<const N: usize>(v: Vec<Row>, func: &str) -> [Row; N] {
+            let len = v.len();
+            v.try_into().unwrap_or_else(|_| {
+                panic!("data/tesla_sfu_tables.csv: {func} has {len} rows, expected {N}")
+            })
+        }
+        Tables {
+            rcp: rows(rcp, "rcp"),
+            rsqrt: rows(rsqrt, "rsqrt"),
+            sin: rows(sin, "sin"),
+            ex2: rows(ex2, "ex2"),
+            lg2: rows(lg2, "lg2"),
+        }
+    }
+}
+
+/// The SFU's truncated squarer: `(Σ_{i<17, bit i of v set} v >> (18 − i)) >> 1`, which
+/// approximates v²/2^19 for a 17-bit `v` by summing truncated partial products
+/// [RE, SEMANTICS §2.2].
+pub(crate) fn sq(v: u32) -> u32 {
+    let sum: u32 = (0..17).filter(|i| v >> i & 1 != 0).map(|i| v >> (18 - i)).sum();
+    sum >> 1
+}
+
+/// The quadratic interpolation `(c0 << s0) + c1·x + ((c2·x2) << s2)` of one table row, with
+/// `x2` the truncated square of (a shift of) `x`. Exact in i64 [RE, SEMANTICS §2.2].
+pub(crate) fn interpolate(row: Row, s0: u32, x: u32, x2: u32, s2: u32) -> i64 {
+    let [c0, c1, c2] = row.map(i64::from);
+    (c0 << s0) + c1 * i64::from(x) + ((c2 * i64::from(x2)) << s2)
+}
+
+/// Pack an SFU result (`fp32_mkfin` with FTZ in envytools): `f` is the significand with its
+/// implicit bit (2^23 ≤ f ≤ 2^24; 2^24 renormalises to exponent e + 1) or 0 for a zero, `e`
+/// the biased exponent. A biased exponent ≤ 0 gives a zero of the same sign (output FTZ,
+/// SEMANTICS §5), ≥ 255 gives ±Inf [RE, SEMANTICS §2.2]. `f` is already rounded or truncated
+/// by the datapath, so the one round-and-pack of the crate does no rounding here; it only
+/// applies the FTZ and overflow rules. (The truncating SIN/COS and LG2 paths cannot overflow,
+/// so the direction that envytools passes for them does not matter.)
+pub(crate) fn pack(neg: bool, e: i32, f: u32) -> u32 {
+    if f == 0 {
+        return F32.zero(neg) as u32;
+    }
+    debug_assert!((1 << 23..=1 << 24).contains(&f), "SFU significand {f:#x} not normalised");
+    round_pack(F32, neg, e - F32.bias() - 23, u128::from(f), Rounding::Rn, true) as u32
+}
+
+/// Normalise the fixed-point value `r` (top bit at most `top`) so that its leading one sits
+/// at bit `top`, lowering the biased exponent `e` (the exponent of bit `top`) by each shift,
+/// then **truncate** to a 24-bit significand and pack. The SIN/COS and LG2 datapaths end this
+/// way (envytools `norm64` + `>>`) [RE, SEMANTICS §2.2].
+pub(crate) fn pack_truncated(neg: bool, e: i32, r: u64, top: u32) -> u32 {
+    debug_assert!(r >> top <= 1, "SFU accumulator {r:#x} wider than bit {top}");
+    if r == 0 {
+        return pack(neg, e, 0);
+    }
+    let shift = top - (63 - r.leading_zeros());
+    pack(neg, e - shift as i32, ((r << shift) >> (top - 23)) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_have_the_documented_geometry() {
+        let t = tables();
+        assert_eq!((t.rcp.len(), t.rsqrt.len()), (128, 128));
+        assert_eq!((t.sin.len(), t.ex2.len(), t.lg2.len()), (64, 64, 64));
+        // Rows as written in envytools nvhw/sfu_tab.c (and in the shared CSV).
+        assert_eq!(t.rcp[0], [0x3fffffe, 0xffff0002u32 as i32, 0x3f5]);
+        assert_eq!(t.rcp[3], [0x3e88cb3, -0x10000 + 0x0b99, 0x3b1]);
+        assert_eq!(t.sin[0], [0, 0x6489, -14]);
+        assert_eq!(t.sin[1], [0x019214e, 0x6482, 0xffffffd0u32 as i32]);
+        assert_eq!(t.ex2[0], [0x2000000, 0x58b9, 0x1ee]);
+        assert_eq!(t.ex2[2], [0x20b361b, 0x5aaa, 0x1fa]);
+        assert_eq!(t.lg2[0], [4, 0xb8a8, 0xfffffd29u32 as i32]);
+        assert_eq!(t.lg2[63], [0x3f469c1, 0x5d0f, 0xffffff46u32 as i32]);
+        // c0 is a 26-bit magnitude in every table.
+        for row in t.rcp.iter().chain(&t.rsqrt).chain(&t.sin).chain(&t.ex2).chain(&t.lg2) {
+            assert!((0..1 << 26).contains(&row[0]), "{row:x?}");
+        }
+    }
+
+    #[test]
+    fn csv_keeps_its_licence_notice() {
+        assert!(TABLES_CSV.contains("Permission is hereby granted, free of charge"));
+        assert!(TABLES_CSV.contains("envytools"));
+    }
+
+    #[test]
+    fn squarer_truncates_partial_products() {
+        assert_eq!(sq(0), 0);
+        assert_eq!(sq(1 << 16), 1 << 13); // one partial product, exact: 2^32 / 2^19
+        // v = 3: partial products 3 >> 18 and 3 >> 17 are both 0.
+        assert_eq!(sq(3), 0);
+        // v = 0x1FFFF: Σ_{i<17} 0x1FFFF >> (18 − i) = Σ_{k=2..18} ⌊(2^17 − 1) / 2^k⌋.
+        let all_ones: u32 = (2..=18).map(|k| 0x1FFFF >> k).sum();
+        assert_eq!(sq(0x1FFFF), all_ones >> 1);
+        // Truncation only ever loses: sq(v) ≤ v²/2^19, by less than 9 units (17 products of
+        // < 1 each, then halved).
+        for v in (0..1u32 << 17).step_by(7) {
+            let exact = u64::from(v) * u64::from(v);
+            let got = u64::from(sq(v)) << 19;
+            assert!(got <= exact && exact - got < 9 << 19, "sq({v:#x})");
+        }
+    }
+
+    #[test]
+    fn pack_renormalises_and_flushes() {
+        assert_eq!(pack(false, 127, 1 << 23), 0x3F80_0000);
+        assert_eq!(pack(false, 127, 1 << 24), 0x4000_0000);
+        assert_eq!(pack(true, 127, (1 << 24) - 1), 0xBFFF_FFFF);
+        assert_eq!(pack(true, 0, 1 << 23), 0x8000_0000);
+        assert_eq!(pack(false, 0, 1 << 24), 0x0080_0000);
+        assert_eq!(pack(false, 254, 1 << 24), 0x7F80_0000);
+        assert_eq!(pack(true, 5, 0), 0x8000_0000);
+        assert_eq!(pack_truncated(false, 127, 1 << 37, 37), 0x3F80_0000);
+        assert_eq!(pack_truncated(false, 127, (1 << 38) - 1, 37), 0x3FFF_FFFF);
+        // 0x3FFF = 1.1111111111111b · 2^13: 24 shifts up, exponent 127 − 24.
+        assert_eq!(pack_truncated(false, 127, 0x3FFF, 37), (103 << 23) | 0x7F_FC00);
+    }
+}

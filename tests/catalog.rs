@@ -118,3 +118,53 @@ fn modifiers_in_any_order_display_canonically() {
     let i: Instr = "min.abs.xorsign.NaN.f16".parse().unwrap();
     assert_eq!(i.to_string(), "min.NaN.xorsign.abs.f16");
 }
+
+/// Operand patterns that exercise every special case of a format.
+fn edge_operands(ty: ptxfp::Type) -> Vec<u64> {
+    let f = ty.scalar();
+    let scalar = [
+        0,
+        f.sign_bit(),
+        1,
+        f.sign_bit() | 1,
+        f.one(),
+        f.one() | f.sign_bit(),
+        f.max_finite(false),
+        f.inf(false),
+        f.inf(true),
+        f.canonical_nan(),
+        f.exp_mask() | 1,
+    ];
+    if ty.lanes() == 1 {
+        scalar.to_vec()
+    } else {
+        scalar.iter().map(|&x| x | (scalar[(x as usize) % scalar.len()] << f.bits())).collect()
+    }
+}
+
+#[test]
+fn every_catalog_spelling_evaluates_on_every_target_that_has_it() {
+    use ptxfp::ptx::KNOWN_SM;
+    use ptxfp::Target;
+    for e in catalog::entries() {
+        let mut evaluated_somewhere = false;
+        for sm in KNOWN_SM {
+            let target = Target::new(sm).unwrap();
+            if target.check(&e.instr).is_err() {
+                continue;
+            }
+            evaluated_somewhere = true;
+            let types: Vec<_> = (0..e.sources).map(|i| e.instr.source_type(i)).collect();
+            let values = edge_operands(types[0]);
+            for &v in &values {
+                let operands: Vec<u64> = types.iter().enumerate().map(|(i, t)| edge_operands(*t)[(i * 3 + v as usize) % values.len()]).collect();
+                let r = e.instr.eval_on(target, &operands);
+                assert!(r.is_ok(), "{} on {target}: {:?}", e.instr, r);
+                let width = e.instr.ty().bits();
+                let r = r.unwrap();
+                assert!(width == 64 || r >> width == 0, "{} wrote {r:#x}, wider than {width} bits", e.instr);
+            }
+        }
+        assert!(evaluated_somewhere, "{} exists on no known target", e.instr);
+    }
+}

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use ptxfp::operand::{format_result, parse_operand};
 use ptxfp::ptx::catalog;
-use ptxfp::{Instr, Opcode};
+use ptxfp::{Instr, Opcode, Target};
 
 #[derive(Parser)]
 #[command(name = "ptxfp", version, about = "Bit-exact CPU evaluation of NVIDIA PTX floating-point instructions")]
@@ -26,6 +26,10 @@ enum Command {
     /// or decimal values (1.5, -0, inf, nan). With no operands, reads one evaluation per line
     /// from standard input (whitespace-separated operands) and writes one result line each.
     Eval {
+        /// Target architecture: decides which instructions exist and how the approximate ones
+        /// are lowered (sm_5x/6x use RRO).
+        #[arg(long, default_value = "sm_90")]
+        arch: String,
         /// The instruction, e.g. fma.rn.ftz.f32
         instr: String,
         /// The source operands.
@@ -38,7 +42,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Ops { filter } => list_ops(filter.as_deref()),
-        Command::Eval { instr, operands } => eval(&instr, &operands),
+        Command::Eval { arch, instr, operands } => eval(&arch, &instr, &operands),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -53,17 +57,16 @@ fn list_ops(filter: Option<&str>) -> Result<(), String> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let write = |out: &mut BufWriter<_>, line: String| writeln!(out, "{line}").map_err(|e| e.to_string());
-    write(&mut out, format!("{:<34} {:>8} {:>6}  {:<18} {}", "spelling", "operands", "min_sm", "evidence", "evaluated"))?;
+    write(&mut out, format!("{:<34} {:>8} {:>6}  {}", "spelling", "operands", "min_sm", "evidence"))?;
     for e in catalog::entries() {
         let spelling = e.instr.to_string();
         if filter.is_some_and(|f| !spelling.contains(f)) {
             continue;
         }
-        let evaluated = if e.instr.is_evaluated() { "yes" } else { "no" };
         write(
             &mut out,
             format!(
-                "{spelling:<34} {:>8} {:>6}  {:<18} {evaluated}",
+                "{spelling:<34} {:>8} {:>6}  {}",
                 e.sources,
                 format!("sm_{}", e.min_sm),
                 e.instr.evidence().name()
@@ -73,10 +76,12 @@ fn list_ops(filter: Option<&str>) -> Result<(), String> {
     out.flush().map_err(|e| e.to_string())
 }
 
-fn eval(spelling: &str, operands: &[String]) -> Result<(), String> {
+fn eval(arch: &str, spelling: &str, operands: &[String]) -> Result<(), String> {
+    let target: Target = arch.parse()?;
     let instr: Instr = spelling.parse().map_err(|e: ptxfp::ParseError| e.to_string())?;
+    target.check(&instr)?;
     if !operands.is_empty() {
-        let line = eval_line(&instr, operands.iter().map(String::as_str))?;
+        let line = eval_line(target, &instr, operands.iter().map(String::as_str))?;
         println!("{line}");
         return Ok(());
     }
@@ -85,19 +90,19 @@ fn eval(spelling: &str, operands: &[String]) -> Result<(), String> {
     let mut out = BufWriter::new(stdout.lock());
     for (n, line) in stdin.lock().lines().enumerate() {
         let line = line.map_err(|e| format!("reading standard input: {e}"))?;
-        let result = eval_line(&instr, line.split_whitespace()).map_err(|e| format!("line {}: {e}", n + 1))?;
+        let result = eval_line(target, &instr, line.split_whitespace()).map_err(|e| format!("line {}: {e}", n + 1))?;
         writeln!(out, "{result}").map_err(|e| format!("writing output: {e}"))?;
     }
     out.flush().map_err(|e| format!("writing output: {e}"))
 }
 
-fn eval_line<'a>(instr: &Instr, words: impl Iterator<Item = &'a str>) -> Result<String, String> {
+fn eval_line<'a>(target: Target, instr: &Instr, words: impl Iterator<Item = &'a str>) -> Result<String, String> {
     let mut values = Vec::with_capacity(3);
     for (i, word) in words.enumerate() {
         let ty = instr.source_type(i);
         values.push(parse_operand(ty, word).map_err(|e| format!("operand {}: {e}", i + 1))?);
     }
-    let bits = instr.eval(&values).map_err(|e| e.to_string())?;
+    let bits = instr.eval_on(target, &values).map_err(|e| e.to_string())?;
     if let Opcode::Testp(_) = instr.opcode() {
         // testp writes a predicate.
         return Ok(format!("{bits:#x} {bits}"));

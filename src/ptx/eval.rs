@@ -4,6 +4,8 @@
 use std::fmt;
 
 use super::instr::{Instr, Mode, Opcode, Type};
+use super::lower;
+use super::target::Target;
 use crate::format::Format;
 use crate::ops::minmax::{minmax, Extreme, MinMaxModifiers};
 use crate::ops::{add, cvt, div, fma, mul, sign, sqrt, testp};
@@ -16,8 +18,8 @@ pub enum EvalError {
     OperandCount { instr: String, legal: Vec<usize>, got: usize },
     /// An operand has bits set above the width of its type.
     OperandTooWide { instr: String, index: usize, value: u64, ty: Type },
-    /// The instruction is legal but ptxfp does not evaluate it yet.
-    Unsupported { instr: String },
+    /// The target architecture does not have the instruction.
+    Target { message: String },
 }
 
 impl fmt::Display for EvalError {
@@ -34,7 +36,7 @@ impl fmt::Display for EvalError {
                 ty.name(),
                 ty.bits()
             ),
-            EvalError::Unsupported { instr } => write!(f, "{instr} is not evaluated by this version of ptxfp"),
+            EvalError::Target { message } => f.write_str(message),
         }
     }
 }
@@ -43,8 +45,23 @@ impl std::error::Error for EvalError {}
 
 impl Instr {
     /// Evaluate on operand bit patterns (each in the low bits of a `u64`; packed types as one
-    /// word, element 0 in the low half). Checks the operand count and widths.
+    /// word, element 0 in the low half), as the default target (sm_90) computes it. Checks the
+    /// operand count and widths, not whether sm_90 has the instruction: see [`Instr::eval_on`].
     pub fn eval(&self, operands: &[u64]) -> Result<u64, EvalError> {
+        self.check_operands(operands)?;
+        Ok(self.eval_unchecked(Target::DEFAULT, operands))
+    }
+
+    /// Evaluate as `target` computes it: fails if the target lacks the instruction, and uses
+    /// the target's lowering of the approximate instructions (SEMANTICS §1.2).
+    pub fn eval_on(&self, target: Target, operands: &[u64]) -> Result<u64, EvalError> {
+        target.check(self).map_err(|message| EvalError::Target { message })?;
+        self.check_operands(operands)?;
+        Ok(self.eval_unchecked(target, operands))
+    }
+
+    /// The operand count and widths.
+    pub fn check_operands(&self, operands: &[u64]) -> Result<(), EvalError> {
         if !self.takes(operands.len()) {
             return Err(EvalError::OperandCount {
                 instr: self.to_string(),
@@ -58,31 +75,18 @@ impl Instr {
                 return Err(EvalError::OperandTooWide { instr: self.to_string(), index, value, ty });
             }
         }
-        if !self.is_evaluated() {
-            return Err(EvalError::Unsupported { instr: self.to_string() });
-        }
-        Ok(self.eval_unchecked(operands))
-    }
-
-    /// Whether this version evaluates the instruction.
-    pub fn is_evaluated(&self) -> bool {
-        match self.opcode {
-            Opcode::Div | Opcode::Rcp | Opcode::Sqrt => matches!(self.mode, Mode::Round(_)),
-            Opcode::Rsqrt | Opcode::Sin | Opcode::Cos | Opcode::Lg2 | Opcode::Ex2 | Opcode::Tanh => false,
-            Opcode::Mufu(_) | Opcode::Rro(_) => false,
-            _ => true,
-        }
+        Ok(())
     }
 
     /// Evaluate operands already known to be legal in count and width.
-    pub fn eval_unchecked(&self, x: &[u64]) -> u64 {
+    pub fn eval_unchecked(&self, target: Target, x: &[u64]) -> u64 {
         if let (Opcode::Cvt { .. }, 2) = (self.opcode, self.ty.lanes()) {
             // cvt.{f16x2,bf16x2}.f32 d, a, b: a goes to the upper half [DOC PTX cvt].
             let w = self.ty.scalar().bits();
-            return (self.scalar(&x[0..1]) << w) | self.scalar(&x[1..2]);
+            return (self.scalar(target, &x[0..1]) << w) | self.scalar(target, &x[1..2]);
         }
         if self.ty.lanes() == 1 {
-            return self.scalar(x);
+            return self.scalar(target, x);
         }
         let fmt = self.ty.scalar();
         let w = fmt.bits();
@@ -92,14 +96,20 @@ impl Instr {
             for (dst, &src) in lane_ops.iter_mut().zip(x) {
                 *dst = (src >> (lane * w)) & fmt.mask();
             }
-            out |= self.scalar(&lane_ops[..x.len()]) << (lane * w);
+            out |= self.scalar(target, &lane_ops[..x.len()]) << (lane * w);
         }
         out
     }
 
     /// One element.
-    fn scalar(&self, x: &[u64]) -> u64 {
+    fn scalar(&self, target: Target, x: &[u64]) -> u64 {
         let fmt = self.ty.scalar();
+        match self.opcode {
+            Opcode::Mufu(func) => return lower::mufu_op(func, fmt, self.mods.sat, x[0], target),
+            Opcode::Rro(mode) => return lower::rro(mode, x[0] as u32) as u64,
+            _ if matches!(self.mode, Mode::Approx | Mode::Full) => return self.approx(target, x),
+            _ => {}
+        }
         let rnd = self.rounding();
         let ftz = self.mods.ftz;
         let raw = match self.opcode {
@@ -128,9 +138,22 @@ impl Instr {
             | Opcode::Ex2
             | Opcode::Tanh
             | Opcode::Mufu(_)
-            | Opcode::Rro(_) => unreachable!("{self} is not evaluated (is_evaluated)"),
+            | Opcode::Rro(_) => unreachable!("{self} is approximate: the catalog spells it with .approx"),
         };
         self.clamp(fmt, x, raw)
+    }
+
+    /// One element of an `.approx` or `.full` instruction, lowered as ptxas lowers it.
+    fn approx(&self, target: Target, x: &[u64]) -> u64 {
+        let ftz = self.mods.ftz;
+        match self.ty.scalar() {
+            Format::F32 => {
+                let ops = [x[0] as u32, x.get(1).map_or(0, |&b| b as u32)];
+                lower::f32_approx(self.opcode, self.mode == Mode::Full, ftz, &ops, target) as u64
+            }
+            Format::F64 => lower::f64_approx(self.opcode, ftz, x[0]),
+            half => lower::half_approx(self.opcode, half, x[0] as u16) as u64,
+        }
     }
 
     /// The result modifiers, in the order the hardware applies them: `.oob`, then `.relu` or

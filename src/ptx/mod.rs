@@ -3,8 +3,11 @@
 pub mod catalog;
 mod eval;
 mod instr;
+mod lower;
 mod parse;
+mod target;
 
 pub use eval::EvalError;
 pub use instr::{Evidence, Instr, Mode, Modifiers, MufuFn, Opcode, RroMode, Type};
 pub use parse::ParseError;
+pub use target::{Target, KNOWN_SM};

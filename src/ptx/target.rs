@@ -1,0 +1,88 @@
+//! The target architecture (`sm_XX`): which instructions exist and how ptxas lowers the
+//! approximate ones (SEMANTICS §1.2: sm_5x/sm_6x use RRO, sm_70+ do not).
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::instr::{Instr, Opcode};
+
+/// A GPU architecture, `sm_XX` as the number XX.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Target {
+    sm: u32,
+}
+
+/// The architectures ptxas 12.9 targets, as SEMANTICS "Method" lists them.
+pub const KNOWN_SM: [u32; 20] =
+    [50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100, 101, 103, 110, 120, 121];
+
+impl Target {
+    /// sm_90, the default target.
+    pub const DEFAULT: Target = Target { sm: 90 };
+
+    /// A known architecture.
+    pub fn new(sm: u32) -> Result<Target, String> {
+        if KNOWN_SM.contains(&sm) {
+            Ok(Target { sm })
+        } else {
+            Err(format!("unknown architecture sm_{sm}; known: {}", known_list()))
+        }
+    }
+
+    pub const fn sm(self) -> u32 {
+        self.sm
+    }
+
+    /// sm_5x and sm_6x reduce the arguments of MUFU.SIN/COS/EX2 with RRO; sm_70 removed it
+    /// and MUFU takes the float (SEMANTICS §1.2, §3).
+    pub const fn has_rro(self) -> bool {
+        self.sm < 70
+    }
+
+    /// MUFU.SQRT exists from sm_52; sm_50 computes `sqrt.approx` as RCP(RSQ(x)) (§1.1).
+    pub const fn has_mufu_sqrt(self) -> bool {
+        self.sm >= 52
+    }
+
+    /// Whether the target has `instr`; the error names the architectures that do.
+    pub fn check(self, instr: &Instr) -> Result<(), String> {
+        let min_sm = instr.catalog_entries().iter().map(|e| e.min_sm).min().unwrap_or(0);
+        if self.sm < min_sm {
+            return Err(format!("{instr} requires sm_{min_sm} or newer; the target is {self} (choose it with --arch)"));
+        }
+        if matches!(instr.opcode(), Opcode::Rro(_)) && !self.has_rro() {
+            return Err(format!("{instr} exists only on sm_50 to sm_62; the target is {self}"));
+        }
+        Ok(())
+    }
+}
+
+impl Default for Target {
+    fn default() -> Target {
+        Target::DEFAULT
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "sm_{}", self.sm)
+    }
+}
+
+impl FromStr for Target {
+    type Err = String;
+
+    /// `sm_90`, `sm_90a`, `compute_90` or `90`.
+    fn from_str(s: &str) -> Result<Target, String> {
+        let digits = s.trim_start_matches("sm_").trim_start_matches("compute_");
+        let digits = digits.trim_end_matches(['a', 'f']);
+        let sm: u32 = digits
+            .parse()
+            .map_err(|_| format!("'{s}' is not an architecture; write sm_XX, one of {}", known_list()))?;
+        Target::new(sm)
+    }
+}
+
+fn known_list() -> String {
+    KNOWN_SM.iter().map(|sm| format!("sm_{sm}")).collect::<Vec<_>>().join(" ")
+}

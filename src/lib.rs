@@ -10,7 +10,10 @@
 //! Every instruction has one scalar definition (the `ops` modules), written after the rules of
 //! SEMANTICS.md; values travel as raw bits in the low bits of a `u64`.
 
+pub mod batch;
+pub mod bench;
 pub mod format;
+mod kernels;
 pub mod mufu;
 pub mod nan;
 pub mod operand;
@@ -18,6 +21,7 @@ pub mod ops;
 pub mod ptx;
 pub mod round;
 
+pub use batch::{BatchError, Word};
 pub use format::Format;
 pub use ptx::{EvalError, Evidence, Instr, Mode, Modifiers, Opcode, ParseError, Target, Type};
 pub use round::Rounding;

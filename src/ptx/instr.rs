@@ -280,6 +280,12 @@ impl Instr {
         }
     }
 
+    /// Width of a result word: the destination type's (a `testp` predicate is written as 0 or 1
+    /// in a word of the source width).
+    pub fn result_bits(&self) -> u32 {
+        self.ty.bits()
+    }
+
     /// The rounding direction of an exact instruction (`.rn` when none is spelled).
     pub fn rounding(&self) -> Rounding {
         match self.mode {

@@ -1,0 +1,151 @@
+//! Batch evaluation: one instruction over buffers of operands, in parallel over chunks (rayon),
+//! through a SIMD kernel where [`crate::kernels`] has one and through the scalar definition
+//! otherwise. Every kernel is tested bit-identical to the scalar definition, so the result never
+//! depends on the thread count, the SIMD width or the build flags.
+//!
+//! ```
+//! use ptxfp::{Instr, Target};
+//! let add: Instr = "add.rz.f32".parse().unwrap();
+//! let a = [1.0f32, 2.0, 3.0];
+//! let b = [1e-8f32, 1e-8, 1e-8];
+//! let mut d = [0u32; 3];
+//! let a: &[u32] = bytemuck::cast_slice(&a);
+//! let b: &[u32] = bytemuck::cast_slice(&b);
+//! add.eval_batch(Target::DEFAULT, &[a, b], &mut d).unwrap();
+//! assert_eq!(f32::from_bits(d[0]), 1.0);
+//! ```
+
+use std::fmt;
+
+use rayon::prelude::*;
+
+use crate::kernels;
+use crate::ptx::{Instr, Target};
+
+/// A machine word holding one operand: `u16` (f16, bf16), `u32` (f32, f16x2, bf16x2) or `u64`
+/// (f64, f32x2). Typed buffers (`f32`, `f64`, `half::f16`, `half::bf16`) convert with
+/// `bytemuck::cast_slice`.
+pub trait Word: bytemuck::Pod + Send + Sync {
+    const BITS: u32;
+    fn to_u64(self) -> u64;
+    fn from_u64(bits: u64) -> Self;
+}
+
+macro_rules! word {
+    ($t:ty) => {
+        impl Word for $t {
+            const BITS: u32 = <$t>::BITS;
+            #[inline]
+            fn to_u64(self) -> u64 {
+                self as u64
+            }
+            #[inline]
+            fn from_u64(bits: u64) -> Self {
+                bits as $t
+            }
+        }
+    };
+}
+word!(u16);
+word!(u32);
+word!(u64);
+
+/// Why buffers could not be evaluated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BatchError {
+    /// The number of source buffers is not an operand count of the instruction.
+    Arity { instr: String, legal: Vec<usize>, got: usize },
+    /// A source buffer's length differs from the destination's.
+    Length { instr: String, operand: usize, len: usize, expected: usize },
+    /// The word type of a buffer does not match the width of its operand type.
+    Width { instr: String, what: String, bits: u32, expected: u32 },
+    /// The target lacks the instruction.
+    Target(String),
+}
+
+impl fmt::Display for BatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BatchError::Arity { instr, legal, got } => {
+                let legal: Vec<String> = legal.iter().map(|n| n.to_string()).collect();
+                write!(f, "{instr} takes {} operand buffer(s), got {got}", legal.join(" or "))
+            }
+            BatchError::Length { instr, operand, len, expected } => write!(
+                f,
+                "operand {} of {instr} has {len} elements but the destination has {expected}; all buffers must have the same length",
+                operand + 1
+            ),
+            BatchError::Width { instr, what, bits, expected } => {
+                write!(f, "{what} of {instr} is a {bits}-bit buffer; it must hold {expected}-bit words")
+            }
+            BatchError::Target(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for BatchError {}
+
+/// Elements per parallel task: large enough to amortise scheduling, small enough to balance.
+const CHUNK: usize = 1 << 14;
+
+impl Instr {
+    /// Evaluate element-wise: `out[i] = instr(sources[0][i], sources[1][i], …)` as `target`
+    /// computes it. Source words must have the width of the source type, destination words the
+    /// width of the destination type (they differ only for `cvt`).
+    pub fn eval_batch<S: Word, D: Word>(&self, target: Target, sources: &[&[S]], out: &mut [D]) -> Result<(), BatchError> {
+        self.check_batch(target, sources, out.len(), S::BITS, D::BITS)?;
+        let kernel = kernels::select(self, target);
+        out.par_chunks_mut(CHUNK).enumerate().for_each(|(chunk, dst)| {
+            let start = chunk * CHUNK;
+            let mut srcs: [&[S]; 3] = [&[]; 3];
+            for (slot, src) in srcs.iter_mut().zip(sources) {
+                *slot = &src[start..start + dst.len()];
+            }
+            match kernel {
+                Some(k) => k.run(self, &srcs[..sources.len()], dst),
+                None => self.eval_scalar_chunk(target, &srcs[..sources.len()], dst),
+            }
+        });
+        Ok(())
+    }
+
+    /// The checks of [`Instr::eval_batch`].
+    pub fn check_batch(&self, target: Target, sources: &[&[impl Word]], len: usize, src_bits: u32, dst_bits: u32) -> Result<(), BatchError> {
+        target.check(self).map_err(BatchError::Target)?;
+        let instr = || self.to_string();
+        if !self.takes(sources.len()) {
+            return Err(BatchError::Arity { instr: instr(), legal: self.operand_counts(), got: sources.len() });
+        }
+        for (operand, src) in sources.iter().enumerate() {
+            if src.len() != len {
+                return Err(BatchError::Length { instr: instr(), operand, len: src.len(), expected: len });
+            }
+        }
+        let expected = self.source_type(0).bits();
+        if src_bits != expected {
+            return Err(BatchError::Width { instr: instr(), what: "a source buffer".into(), bits: src_bits, expected });
+        }
+        let expected = self.result_bits();
+        if dst_bits != expected {
+            return Err(BatchError::Width { instr: instr(), what: "the destination buffer".into(), bits: dst_bits, expected });
+        }
+        Ok(())
+    }
+
+    /// One chunk through the scalar definition.
+    fn eval_scalar_chunk<S: Word, D: Word>(&self, target: Target, srcs: &[&[S]], dst: &mut [D]) {
+        let mut ops = [0u64; 3];
+        for (i, d) in dst.iter_mut().enumerate() {
+            for (op, src) in ops.iter_mut().zip(srcs) {
+                *op = src[i].to_u64();
+            }
+            *d = D::from_u64(self.eval_unchecked(target, &ops[..srcs.len()]));
+        }
+    }
+
+    /// Whether batch evaluation of this instruction runs a SIMD kernel (else the scalar
+    /// definition, in parallel).
+    pub fn is_vectorized(&self, target: Target) -> bool {
+        kernels::select(self, target).is_some()
+    }
+}

@@ -1,0 +1,159 @@
+//! Throughput measurement for `ptxfp bench`: elements per second of batch evaluation on large
+//! buffers, with one thread and with all threads, against a baseline that moves the same bytes
+//! measured in the same run.
+
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use crate::batch::{BatchError, Word};
+use crate::ptx::{Instr, Target};
+
+/// The instructions `ptxfp bench` measures when none are named.
+pub const DEFAULT_INSTRS: [&str; 9] = [
+    "add.rn.f32",
+    "fma.rz.ftz.f32",
+    "rcp.approx.ftz.f32",
+    "ex2.approx.ftz.f32",
+    "lg2.approx.ftz.f32",
+    "sin.approx.ftz.f32",
+    "fma.rn.f16x2",
+    "fma.rn.bf16x2",
+    "fma.rn.f64",
+];
+
+/// One measurement.
+#[derive(Clone, Debug)]
+pub struct Measurement {
+    pub instr: String,
+    pub threads: usize,
+    pub elements_per_second: f64,
+    /// Elements per second of the baseline with the same buffers and threads.
+    pub copy_elements_per_second: f64,
+    pub ratio_to_copy: f64,
+    pub vectorized: bool,
+}
+
+impl Measurement {
+    /// A JSON object (no external serializer needed for these flat fields).
+    pub fn to_json(&self) -> String {
+        format!(
+            "{{\"instr\": \"{}\", \"threads\": {}, \"elements_per_second\": {:.6e}, \"copy_elements_per_second\": {:.6e}, \"ratio_to_copy\": {:.4}, \"vectorized\": {}}}",
+            self.instr, self.threads, self.elements_per_second, self.copy_elements_per_second, self.ratio_to_copy, self.vectorized
+        )
+    }
+}
+
+/// Measure `instr` on buffers of `len` elements with 1 thread and with `max_threads`.
+pub fn measure(instr: &Instr, target: Target, len: usize, max_threads: usize) -> Result<Vec<Measurement>, String> {
+    match instr.source_type(0).bits() {
+        16 => measure_words::<u16>(instr, target, len, max_threads),
+        32 => measure_words::<u32>(instr, target, len, max_threads),
+        _ => measure_words::<u64>(instr, target, len, max_threads),
+    }
+}
+
+fn measure_words<S: Word>(instr: &Instr, target: Target, len: usize, max_threads: usize) -> Result<Vec<Measurement>, String> {
+    let sources: Vec<Vec<S>> = (0..instr.operand_counts()[0]).map(|k| operands::<S>(instr, k, len)).collect();
+    let refs: Vec<&[S]> = sources.iter().map(Vec::as_slice).collect();
+    let mut out = Vec::new();
+    let mut thread_counts = vec![1];
+    if max_threads > 1 {
+        thread_counts.push(max_threads);
+    }
+    for threads in thread_counts {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| e.to_string())?;
+        let (rate, copy_rate) = pool.install(|| match instr.result_bits() {
+            16 => rates::<S, u16>(instr, target, &refs, len),
+            32 => rates::<S, u32>(instr, target, &refs, len),
+            _ => rates::<S, u64>(instr, target, &refs, len),
+        });
+        let rate = rate.map_err(|e| e.to_string())?;
+        out.push(Measurement {
+            instr: instr.to_string(),
+            threads,
+            elements_per_second: rate,
+            copy_elements_per_second: copy_rate,
+            ratio_to_copy: rate / copy_rate,
+            vectorized: instr.is_vectorized(target),
+        });
+    }
+    Ok(out)
+}
+
+/// Elements per second of the instruction and of the baseline, in the current thread pool.
+fn rates<S: Word, D: Word>(instr: &Instr, target: Target, sources: &[&[S]], len: usize) -> (Result<f64, BatchError>, f64) {
+    let mut dst = vec![D::from_u64(0); len];
+    let mut failure = None;
+    let rate = best_rate(len, || {
+        if let Err(e) = instr.eval_batch(target, sources, &mut dst) {
+            failure = Some(e);
+        }
+    });
+    let copy = best_rate(len, || baseline(sources, &mut dst));
+    (failure.map_or(Ok(rate), Err), copy)
+}
+
+/// The baseline: every source buffer read and the destination written (`d = a | b | c`), in
+/// the same chunks and threads as batch evaluation — the cheapest operation that moves the
+/// same bytes, i.e. a memory copy of the operands into the result.
+fn baseline<S: Word, D: Word>(sources: &[&[S]], dst: &mut [D]) {
+    const CHUNK: usize = 1 << 14;
+    dst.par_chunks_mut(CHUNK).enumerate().for_each(|(c, d)| {
+        let start = c * CHUNK;
+        for (i, out) in d.iter_mut().enumerate() {
+            let mut acc = 0u64;
+            for s in sources {
+                acc |= s[start + i].to_u64();
+            }
+            *out = D::from_u64(acc);
+        }
+    });
+}
+
+/// The best of several timed runs (at least three, at least half a second in all).
+fn best_rate(len: usize, mut run: impl FnMut()) -> f64 {
+    run(); // warm-up: page faults, table initialisation
+    let mut best = Duration::MAX;
+    let mut total = Duration::ZERO;
+    let mut runs = 0;
+    while runs < 3 || total < Duration::from_millis(500) {
+        let t = Instant::now();
+        run();
+        let dt = t.elapsed();
+        best = best.min(dt);
+        total += dt;
+        runs += 1;
+    }
+    len as f64 / best.as_secs_f64()
+}
+
+/// Deterministic operands: finite values of moderate magnitude, so the measurement sees the
+/// common path (the source type's 1.0 with pseudo-random fraction and a small exponent spread).
+fn operands<S: Word>(instr: &Instr, k: usize, len: usize) -> Vec<S> {
+    let ty = instr.source_type(k);
+    let f = ty.scalar();
+    let lane = |seed: u64| {
+        let r = splitmix(seed);
+        let exp_spread = (r >> 60) << f.frac_bits(); // ±8 binades around 1.0
+        let sign = if r >> 59 & 1 == 1 { f.sign_bit() } else { 0 };
+        (f.one() - (8 << f.frac_bits()) + exp_spread + (r & f.frac_mask())) | sign
+    };
+    (0..len as u64)
+        .map(|i| {
+            let seed = i * 3 + k as u64;
+            let mut word = 0u64;
+            for l in 0..ty.lanes() {
+                word |= lane(seed ^ (l as u64) << 40) << (l * f.bits());
+            }
+            S::from_u64(word)
+        })
+        .collect()
+}
+
+fn splitmix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}

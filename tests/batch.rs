@@ -1,0 +1,125 @@
+//! The batch engine: argument checks, and results identical to the scalar definitions for every
+//! thread count, every buffer length 0..=67 and unaligned buffers, for every catalog spelling.
+
+use ptxfp::ptx::catalog;
+use ptxfp::{BatchError, Instr, Target, Word};
+
+fn splitmix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Operand words of `bits` width: random patterns mixed with the specials of the format.
+fn words(instr: &Instr, k: usize, len: usize, seed: u64) -> Vec<u64> {
+    let ty = instr.source_type(k);
+    let f = ty.scalar();
+    let specials = [0, f.sign_bit(), 1, f.one(), f.inf(false), f.inf(true), f.canonical_nan(), f.max_finite(true)];
+    let mask = if ty.bits() == 64 { u64::MAX } else { (1u64 << ty.bits()) - 1 };
+    (0..len as u64)
+        .map(|i| {
+            let r = splitmix(seed ^ (i << 8) ^ k as u64);
+            let lane = |r: u64| if r % 5 == 0 { specials[(r >> 8) as usize % specials.len()] } else { r >> 11 & f.mask() };
+            let mut w = 0;
+            for l in 0..ty.lanes() {
+                w |= lane(splitmix(r ^ l as u64)) << (l * f.bits());
+            }
+            w & mask
+        })
+        .collect()
+}
+
+/// Batch-evaluate with words of the right widths, starting `offset` words into the buffers.
+fn batch(instr: &Instr, target: Target, srcs: &[Vec<u64>], offset: usize) -> Vec<u64> {
+    fn typed<S: Word, D: Word>(instr: &Instr, target: Target, srcs: &[Vec<u64>], offset: usize) -> Vec<u64> {
+        let owned: Vec<Vec<S>> = srcs.iter().map(|s| std::iter::repeat_n(S::from_u64(0), offset).chain(s.iter().map(|&x| S::from_u64(x))).collect()).collect();
+        let refs: Vec<&[S]> = owned.iter().map(|s| &s[offset..]).collect();
+        let len = srcs.first().map_or(0, Vec::len);
+        let mut out = vec![D::from_u64(0); len + offset];
+        instr.eval_batch(target, &refs, &mut out[offset..]).unwrap();
+        out[offset..].iter().map(|d| d.to_u64()).collect()
+    }
+    match (instr.source_type(0).bits(), instr.result_bits()) {
+        (16, 16) => typed::<u16, u16>(instr, target, srcs, offset),
+        (32, 32) => typed::<u32, u32>(instr, target, srcs, offset),
+        (64, 64) => typed::<u64, u64>(instr, target, srcs, offset),
+        (32, 16) => typed::<u32, u16>(instr, target, srcs, offset),
+        (16, 32) => typed::<u16, u32>(instr, target, srcs, offset),
+        (32, 64) => typed::<u32, u64>(instr, target, srcs, offset),
+        (64, 32) => typed::<u64, u32>(instr, target, srcs, offset),
+        (16, 64) => typed::<u16, u64>(instr, target, srcs, offset),
+        (64, 16) => typed::<u64, u16>(instr, target, srcs, offset),
+        other => panic!("{instr}: unexpected widths {other:?}"),
+    }
+}
+
+/// The lowest known target that has the instruction, and sm_90 if it has it too.
+fn targets(instr: &Instr, min_sm: u32) -> Vec<Target> {
+    let sm = ptxfp::ptx::KNOWN_SM.iter().copied().find(|&sm| sm >= min_sm).unwrap();
+    let mut ts = vec![Target::new(sm).unwrap()];
+    if Target::DEFAULT.check(instr).is_ok() && ts[0] != Target::DEFAULT {
+        ts.push(Target::DEFAULT);
+    }
+    ts
+}
+
+#[test]
+fn every_spelling_batch_equals_scalar_for_lengths_0_to_67_at_odd_offsets() {
+    for e in catalog::entries() {
+        for target in targets(&e.instr, e.min_sm) {
+            for len in 0..=67usize {
+                check_length(&e.instr, target, e.sources, len);
+            }
+        }
+    }
+}
+
+fn check_length(instr: &Instr, target: Target, sources: usize, len: usize) {
+    let srcs: Vec<Vec<u64>> = (0..sources).map(|k| words(instr, k, len, len as u64)).collect();
+    let offset = 1 + 2 * (len % 3);
+    let got = batch(instr, target, &srcs, offset);
+    for i in 0..len {
+        let ops: Vec<u64> = srcs.iter().map(|s| s[i]).collect();
+        let want = instr.eval_unchecked(target, &ops);
+        assert_eq!(got[i], want, "{instr} on {target}, len {len}, element {i}, operands {ops:x?}");
+    }
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    for spelling in ["add.rn.f32", "fma.rz.ftz.f32", "rcp.approx.f32", "sin.approx.ftz.f32", "fma.rn.f16x2", "fma.rn.bf16x2", "div.rn.f64", "cvt.rn.f16.f32"] {
+        let instr: Instr = spelling.parse().unwrap();
+        let len = 100_003;
+        let srcs: Vec<Vec<u64>> = (0..instr.operand_counts()[0]).map(|k| words(&instr, k, len, 7)).collect();
+        let results: Vec<Vec<u64>> = [1, 2, 3]
+            .iter()
+            .map(|&n| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap().install(|| batch(&instr, Target::DEFAULT, &srcs, 0)))
+            .collect();
+        assert_eq!(results[0], results[1], "{spelling}");
+        assert_eq!(results[0], results[2], "{spelling}");
+    }
+}
+
+#[test]
+fn bad_buffers_are_errors() {
+    let add: Instr = "add.rn.f32".parse().unwrap();
+    let a = [0u32; 4];
+    let short = [0u32; 3];
+    let mut d = [0u32; 4];
+    let t = Target::DEFAULT;
+    assert!(matches!(add.eval_batch(t, &[&a[..], &short[..]], &mut d), Err(BatchError::Length { operand: 1, len: 3, expected: 4, .. })));
+    assert!(matches!(add.eval_batch(t, &[&a[..]], &mut d), Err(BatchError::Arity { got: 1, .. })));
+    let wide = [0u64; 4];
+    let mut d64 = [0u64; 4];
+    let err = add.eval_batch(t, &[&wide[..], &wide[..]], &mut d64).unwrap_err();
+    assert!(err.to_string().contains("32-bit"), "{err}");
+    let x2: Instr = "add.rn.f32x2".parse().unwrap();
+    assert!(matches!(x2.eval_batch(t, &[&wide[..], &wide[..]], &mut d64), Err(BatchError::Target(_))));
+    assert!(x2.eval_batch(Target::new(100).unwrap(), &[&wide[..], &wide[..]], &mut d64).is_ok());
+    // cvt reads f32 words and writes f16 words.
+    let cvt: Instr = "cvt.rn.f16.f32".parse().unwrap();
+    let mut h = [0u16; 4];
+    cvt.eval_batch(t, &[&[0x3F80_0000u32; 4][..]], &mut h).unwrap();
+    assert_eq!(h, [0x3C00; 4]);
+}

@@ -189,6 +189,7 @@ impl Format {
     }
 
     /// Take a bit pattern apart, flushing a subnormal to zero first when `ftz` is set.
+    #[inline(always)]
     pub fn unpack(self, bits: u64, ftz: bool) -> Unpacked {
         let neg = self.is_neg(bits);
         let frac = bits & self.frac_mask();
@@ -198,11 +199,7 @@ impl Format {
             Class::Inf => Unpacked::Inf { neg },
             Class::Zero => Unpacked::Zero { neg },
             Class::Subnormal if ftz => Unpacked::Zero { neg },
-            Class::Subnormal => Unpacked::Finite {
-                neg,
-                exp: self.emin() - self.frac_bits() as i32,
-                sig: frac,
-            },
+            Class::Subnormal => Unpacked::Finite { neg, exp: self.emin() - self.frac_bits() as i32, sig: frac },
             Class::Normal => Unpacked::Finite {
                 neg,
                 exp: biased - self.bias() - self.frac_bits() as i32,

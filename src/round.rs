@@ -34,7 +34,7 @@ impl Rounding {
     /// Whether a value of sign `neg` lying strictly between two representable neighbours
     /// rounds away from zero. `lsb_odd` is the parity of the truncated candidate; `half`
     /// compares the discarded part with half an ulp.
-    #[inline]
+    #[inline(always)]
     fn rounds_away(self, neg: bool, lsb_odd: bool, half: core::cmp::Ordering) -> bool {
         use core::cmp::Ordering::*;
         match self {
@@ -54,18 +54,14 @@ impl Rounding {
 
 /// `sig >> shift`, rounded in direction `rnd` for a value of sign `neg`. The result may carry
 /// into the next power of two.
-#[inline]
+#[inline(always)]
 fn shift_right_round(sig: u128, shift: u32, neg: bool, rnd: Rounding) -> u128 {
     if shift == 0 {
         return sig;
     }
     if shift > 127 {
         // Everything is discarded; half an ulp is 2^(shift-1) >= 2^127.
-        let half = if shift == 128 {
-            sig.cmp(&(1u128 << 127))
-        } else {
-            core::cmp::Ordering::Less
-        };
+        let half = if shift == 128 { sig.cmp(&(1u128 << 127)) } else { core::cmp::Ordering::Less };
         return (sig != 0 && rnd.rounds_away(neg, false, half)) as u128;
     }
     let kept = sig >> shift;
@@ -89,6 +85,7 @@ fn shift_right_round(sig: u128, shift: u32, neg: bool, rnd: Rounding) -> u128 {
 /// of the same sign; without it the *exact* value is rounded once more onto the subnormal
 /// grid (the IEEE result, never a double rounding). Overflow gives ±Inf or the largest finite
 /// value as the direction dictates.
+#[inline(always)]
 pub fn round_pack(fmt: Format, neg: bool, exp: i32, sig: u128, rnd: Rounding, ftz: bool) -> u64 {
     debug_assert!(sig != 0, "round_pack needs a nonzero significand");
     let p = fmt.precision() as i32;
@@ -96,11 +93,7 @@ pub fn round_pack(fmt: Format, neg: bool, exp: i32, sig: u128, rnd: Rounding, ft
     let top = 127 - sig.leading_zeros() as i32;
     let mut e = exp + top;
     let excess = top - (p - 1);
-    let mut m = if excess > 0 {
-        shift_right_round(sig, excess as u32, neg, rnd)
-    } else {
-        sig << (-excess) as u32
-    };
+    let mut m = if excess > 0 { shift_right_round(sig, excess as u32, neg, rnd) } else { sig << (-excess) as u32 };
     if m >> p != 0 {
         m >>= 1;
         e += 1;
@@ -125,11 +118,7 @@ pub fn round_pack(fmt: Format, neg: bool, exp: i32, sig: u128, rnd: Rounding, ft
     // smallest normal, which the plain `sign | m` encoding produces by itself.
     let grid_exp = fmt.emin() - (p - 1);
     let shift = grid_exp - exp;
-    let m = if shift > 0 {
-        shift_right_round(sig, shift as u32, neg, rnd)
-    } else {
-        sig << (-shift) as u32
-    };
+    let m = if shift > 0 { shift_right_round(sig, shift as u32, neg, rnd) } else { sig << (-shift) as u32 };
     sign | m as u64
 }
 

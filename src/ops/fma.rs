@@ -12,12 +12,9 @@ use crate::round::Rounding;
 ///
 /// A NaN operand wins over the invalid cases (∞·0, ∞ − ∞); for f64 the first NaN in operand
 /// order is propagated (SEMANTICS §4, order [INF]).
+#[inline(always)]
 pub fn fma(fmt: Format, a: u64, b: u64, c: u64, rnd: Rounding, ftz: bool) -> u64 {
-    let terms = (
-        Term::of(fmt.unpack(a, ftz)),
-        Term::of(fmt.unpack(b, ftz)),
-        Term::of(fmt.unpack(c, ftz)),
-    );
+    let terms = (Term::of(fmt.unpack(a, ftz)), Term::of(fmt.unpack(b, ftz)), Term::of(fmt.unpack(c, ftz)));
     let (Some(x), Some(y), Some(z)) = terms else {
         return nan::propagate(fmt, &[a, b, c]);
     };
@@ -26,9 +23,7 @@ pub fn fma(fmt: Format, a: u64, b: u64, c: u64, rnd: Rounding, ftz: bool) -> u64
         (Term::Inf(_), Term::Zero(_)) | (Term::Zero(_), Term::Inf(_)) => return nan::invalid(fmt),
         (Term::Inf(_), _) | (_, Term::Inf(_)) => Term::Inf(neg),
         (Term::Zero(_), _) | (_, Term::Zero(_)) => Term::Zero(neg),
-        (Term::Finite(v), Term::Finite(w)) => {
-            Term::Finite(Exact { neg, exp: v.exp + w.exp, sig: v.sig * w.sig })
-        }
+        (Term::Finite(v), Term::Finite(w)) => Term::Finite(Exact { neg, exp: v.exp + w.exp, sig: v.sig * w.sig }),
     };
     add_terms(fmt, product, z, rnd, ftz)
 }

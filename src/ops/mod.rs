@@ -25,6 +25,7 @@ pub(crate) struct Exact {
 
 impl Exact {
     /// Shift the significand left so that its top bit is at position `bit`.
+    #[inline(always)]
     fn normalized_to(self, bit: u32) -> Exact {
         let top = 127 - self.sig.leading_zeros();
         let shift = bit - top;
@@ -43,14 +44,13 @@ pub(crate) enum Term {
 
 impl Term {
     /// The term of an unpacked operand; `None` for a NaN.
+    #[inline(always)]
     pub fn of(u: Unpacked) -> Option<Term> {
         match u {
             Unpacked::Nan => None,
             Unpacked::Inf { neg } => Some(Term::Inf(neg)),
             Unpacked::Zero { neg } => Some(Term::Zero(neg)),
-            Unpacked::Finite { neg, exp, sig } => {
-                Some(Term::Finite(Exact { neg, exp, sig: sig as u128 }))
-            }
+            Unpacked::Finite { neg, exp, sig } => Some(Term::Finite(Exact { neg, exp, sig: sig as u128 })),
         }
     }
 }

@@ -7,6 +7,7 @@ use crate::round::{round_pack, Rounding};
 
 /// `a · b` rounded to `fmt`. The exact product (at most 106 bits) goes to round-and-pack, so
 /// `.ftz` decides tininess after rounding with an unbounded exponent (SEMANTICS §5).
+#[inline(always)]
 pub fn mul(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
     use Unpacked::*;
     let neg = fmt.is_neg(a) != fmt.is_neg(b);

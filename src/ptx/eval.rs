@@ -103,7 +103,17 @@ impl Instr {
 
     /// One element.
     fn scalar(&self, target: Target, x: &[u64]) -> u64 {
-        let fmt = self.ty.scalar();
+        // Each arm sees its format as a constant, so the definitions specialise to it.
+        match self.ty.scalar() {
+            Format::F16 => self.scalar_in(Format::F16, target, x),
+            Format::BF16 => self.scalar_in(Format::BF16, target, x),
+            Format::F32 => self.scalar_in(Format::F32, target, x),
+            Format::F64 => self.scalar_in(Format::F64, target, x),
+        }
+    }
+
+    #[inline(always)]
+    fn scalar_in(&self, fmt: Format, target: Target, x: &[u64]) -> u64 {
         match self.opcode {
             Opcode::Mufu(func) => return lower::mufu_op(func, fmt, self.mods.sat, x[0], target),
             Opcode::Rro(mode) => return lower::rro(mode, x[0] as u32) as u64,

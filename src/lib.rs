@@ -13,6 +13,7 @@
 pub mod batch;
 pub mod bench;
 pub mod format;
+pub mod io;
 mod kernels;
 pub mod mufu;
 pub mod nan;

@@ -1,6 +1,7 @@
 //! The `ptxfp` command line: list the catalog, evaluate instructions.
 
 use std::io::{self, BufRead, BufWriter, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -36,6 +37,22 @@ enum Command {
         #[arg(allow_hyphen_values = true)]
         operands: Vec<String>,
     },
+    /// Evaluate one instruction over files of operands, element by element: raw little-endian
+    /// words, or NumPy .npy arrays (float16/32/64, uint16/32/64). Streams in blocks; the output
+    /// appears only when complete (written to a temporary file, then renamed).
+    Run {
+        /// Target architecture (as for `eval`).
+        #[arg(long, default_value = "sm_90")]
+        arch: String,
+        /// The instruction, e.g. fma.rn.f32
+        instr: String,
+        /// An input file, one per source operand, in operand order (`.npy`, or raw words).
+        #[arg(long = "in", value_name = "FILE")]
+        inputs: Vec<PathBuf>,
+        /// The output file (`.npy`, or raw words).
+        #[arg(long = "out", value_name = "FILE")]
+        output: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -43,6 +60,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Ops { filter } => list_ops(filter.as_deref()),
         Command::Eval { arch, instr, operands } => eval(&arch, &instr, &operands),
+        Command::Run { arch, instr, inputs, output } => run(&arch, &instr, &inputs, &output),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -94,6 +112,13 @@ fn eval(arch: &str, spelling: &str, operands: &[String]) -> Result<(), String> {
         writeln!(out, "{result}").map_err(|e| format!("writing output: {e}"))?;
     }
     out.flush().map_err(|e| format!("writing output: {e}"))
+}
+
+fn run(arch: &str, spelling: &str, inputs: &[PathBuf], output: &Path) -> Result<(), String> {
+    let target: Target = arch.parse()?;
+    let instr: Instr = spelling.parse().map_err(|e: ptxfp::ParseError| e.to_string())?;
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    ptxfp::io::run(&instr, target, &inputs, output).map(|_| ()).map_err(|e| e.to_string())
 }
 
 fn eval_line<'a>(target: Target, instr: &Instr, words: impl Iterator<Item = &'a str>) -> Result<String, String> {

@@ -99,3 +99,20 @@ fn ops_lists_the_catalog() {
     let o = ptxfp(&["ops", "f16x2"]);
     assert!(stdout(&o).lines().skip(1).all(|l| l.contains("f16x2")));
 }
+
+#[test]
+fn bench_reports_rates_and_the_baseline_ratio_as_json() {
+    let o = ptxfp(&["bench", "--json", "--size", "20000", "add.rn.f32", "cvt.rn.f16.f32"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let records: Vec<&str> = text.lines().filter(|l| l.contains("\"instr\"")).collect();
+    assert!(records.len() >= 2, "{text}");
+    for r in records {
+        for field in ["\"instr\"", "\"threads\"", "\"elements_per_second\"", "\"ratio_to_copy\""] {
+            assert!(r.contains(field), "{r}");
+        }
+    }
+    let o = ptxfp(&["bench", "frobnicate.f32"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("frobnicate"));
+}

@@ -53,6 +53,22 @@ enum Command {
         #[arg(long = "out", value_name = "FILE")]
         output: PathBuf,
     },
+    /// Measure batch throughput: elements/s with one thread and with all threads, and the ratio
+    /// to a baseline that moves the same bytes (sources read, destination written), measured
+    /// in the same run.
+    Bench {
+        /// Write the measurements as a JSON list instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Elements per buffer.
+        #[arg(long, default_value_t = 1 << 24)]
+        size: usize,
+        /// Target architecture (as for `eval`).
+        #[arg(long, default_value = "sm_90")]
+        arch: String,
+        /// Instructions to measure (default: a representative set).
+        instrs: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -61,6 +77,7 @@ fn main() -> ExitCode {
         Command::Ops { filter } => list_ops(filter.as_deref()),
         Command::Eval { arch, instr, operands } => eval(&arch, &instr, &operands),
         Command::Run { arch, instr, inputs, output } => run(&arch, &instr, &inputs, &output),
+        Command::Bench { json, size, arch, instrs } => bench(json, size, &arch, &instrs),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -75,21 +92,21 @@ fn list_ops(filter: Option<&str>) -> Result<(), String> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let write = |out: &mut BufWriter<_>, line: String| writeln!(out, "{line}").map_err(|e| e.to_string());
-    write(&mut out, format!("{:<34} {:>8} {:>6}  {}", "spelling", "operands", "min_sm", "evidence"))?;
+    write(&mut out, format!("{:<34} {:>8} {:>6}  {:<18} {}", "spelling", "operands", "min_sm", "evidence", "batch"))?;
     for e in catalog::entries() {
         let spelling = e.instr.to_string();
         if filter.is_some_and(|f| !spelling.contains(f)) {
             continue;
         }
-        write(
-            &mut out,
-            format!(
-                "{spelling:<34} {:>8} {:>6}  {}",
-                e.sources,
-                format!("sm_{}", e.min_sm),
-                e.instr.evidence().name()
-            ),
-        )?;
+        // Batch path on sm_90, or on the lowest target that has the instruction.
+        let target = if Target::DEFAULT.check(&e.instr).is_ok() {
+            Target::DEFAULT
+        } else {
+            ptxfp::ptx::KNOWN_SM.iter().filter_map(|&sm| Target::new(sm).ok()).find(|t| t.check(&e.instr).is_ok()).unwrap_or_default()
+        };
+        let batch = if e.instr.is_vectorized(target) { "simd" } else { "scalar" };
+        let sm = format!("sm_{}", e.min_sm);
+        write(&mut out, format!("{spelling:<34} {:>8} {sm:>6}  {:<18} {batch}", e.sources, e.instr.evidence().name()))?;
     }
     out.flush().map_err(|e| e.to_string())
 }
@@ -133,4 +150,40 @@ fn eval_line<'a>(target: Target, instr: &Instr, words: impl Iterator<Item = &'a 
         return Ok(format!("{bits:#x} {bits}"));
     }
     Ok(format_result(instr.ty(), bits))
+}
+
+fn bench(json: bool, size: usize, arch: &str, spellings: &[String]) -> Result<(), String> {
+    let target: Target = arch.parse()?;
+    let defaults: Vec<String> = ptxfp::bench::DEFAULT_INSTRS.iter().map(|s| s.to_string()).collect();
+    let spellings = if spellings.is_empty() { &defaults[..] } else { spellings };
+    let instrs: Vec<Instr> = spellings
+        .iter()
+        .map(|s| s.parse::<Instr>().map_err(|e| e.to_string()))
+        .collect::<Result<_, _>>()?;
+    for i in &instrs {
+        target.check(i)?;
+    }
+    let threads = rayon::current_num_threads();
+    if !json {
+        println!("{size} elements per buffer, {target}, up to {threads} threads");
+        println!("{:<24} {:>7} {:>16} {:>16} {:>8}  {}", "instr", "threads", "elements/s", "baseline/s", "ratio", "kernel");
+    }
+    let mut all = Vec::new();
+    for i in &instrs {
+        for m in ptxfp::bench::measure(i, target, size, threads)? {
+            if !json {
+                let kernel = if m.vectorized { "simd" } else { "scalar" };
+                println!(
+                    "{:<24} {:>7} {:>16.4e} {:>16.4e} {:>8.3}  {kernel}",
+                    m.instr, m.threads, m.elements_per_second, m.copy_elements_per_second, m.ratio_to_copy
+                );
+            }
+            all.push(m);
+        }
+    }
+    if json {
+        let items: Vec<String> = all.iter().map(|m| format!("  {}", m.to_json())).collect();
+        println!("[\n{}\n]", items.join(",\n"));
+    }
+    Ok(())
 }

@@ -6,7 +6,7 @@
 //! checks every 61st input. tanh.approx.f32 is MUFU.TANH alone; its bound, and the f16/bf16
 //! tanh and ex2 bounds, are checked on every input in `tests/mufu_models.rs`.
 
-use ptxfp::Instr;
+use ptxfp::{Instr, Target};
 use rayon::prelude::*;
 
 /// The worst error found and the input that produced it.
@@ -29,20 +29,26 @@ impl Worst {
 }
 
 /// Evaluate `spelling` on every `step`-th f32 bit pattern accepted by `domain` and return the
-/// largest `error(x, result)`.
+/// largest `error(x, result)`. Inputs go through batch evaluation in blocks (SIMD kernels where
+/// they exist; tests/batch*.rs prove them bit-identical to the scalar definitions).
 fn sweep(spelling: &str, step: u32, domain: impl Fn(f32) -> bool + Sync, error: impl Fn(f32, f32) -> f64 + Sync) -> Worst {
+    const BLOCK: u64 = 1 << 16;
     let instr: Instr = spelling.parse().unwrap();
-    let chunks = (u32::MAX / step) as u64 + 1;
-    (0..chunks)
+    let count = (u32::MAX / step) as u64 + 1;
+    (0..count.div_ceil(BLOCK))
         .into_par_iter()
-        .map(|k| {
-            let bits = (k * step as u64) as u32;
-            let x = f32::from_bits(bits);
-            if !domain(x) {
-                return Worst::NONE;
-            }
-            let r = f32::from_bits(instr.eval(&[bits as u64]).unwrap() as u32);
-            Worst { error: error(x, r), input: bits }
+        .map(|block| {
+            let inputs: Vec<u32> = (block * BLOCK..((block + 1) * BLOCK).min(count))
+                .map(|k| (k * step as u64) as u32)
+                .filter(|&bits| domain(f32::from_bits(bits)))
+                .collect();
+            let mut results = vec![0u32; inputs.len()];
+            instr.eval_batch(Target::DEFAULT, &[&inputs[..]], &mut results).unwrap();
+            inputs
+                .iter()
+                .zip(&results)
+                .map(|(&x, &r)| Worst { error: error(f32::from_bits(x), f32::from_bits(r)), input: x })
+                .fold(Worst::NONE, Worst::max)
         })
         .reduce(|| Worst::NONE, Worst::max)
 }

@@ -3,32 +3,59 @@
 //! the scalar definition of every instruction it accepts (tests/batch_equivalence.rs).
 //! Instructions without a kernel are evaluated by their scalar definition in parallel.
 
+mod exact;
+mod half;
+mod lanes;
+mod mufu_f32;
+mod mufu_lanes;
+
 use crate::batch::Word;
 use crate::ptx::{Instr, Target};
 
 /// A kernel over one chunk: `dst[i] = instr(srcs[0][i], …)`.
 #[derive(Clone, Copy)]
 pub(crate) enum Kernel {
-    /// 32-bit operand and result words (f32, f16x2, bf16x2).
+    /// 32-bit operand and result words (f32, f16x2, bf16x2), or f32x2 words passed as two
+    /// f32 elements each.
     W32(fn(&Instr, &[&[u32]], &mut [u32])),
+    /// 16-bit elements: f16 and bf16 words, or f16x2 and bf16x2 words passed as two elements
+    /// each (element 0, the low half, first).
+    W16(fn(&Instr, &[&[u16]], &mut [u16])),
 }
 
 impl Kernel {
     /// Run on buffers whose word widths [`Instr::check_batch`] has verified.
     pub(crate) fn run<S: Word, D: Word>(self, instr: &Instr, srcs: &[&[S]], dst: &mut [D]) {
         match self {
-            Kernel::W32(f) => {
-                let mut words: [&[u32]; 3] = [&[]; 3];
-                for (w, s) in words.iter_mut().zip(srcs) {
-                    *w = bytemuck::cast_slice(s);
-                }
-                f(instr, &words[..srcs.len()], bytemuck::cast_slice_mut(dst));
-            }
+            Kernel::W32(f) => call(f, instr, srcs, dst),
+            Kernel::W16(f) => call(f, instr, srcs, dst),
         }
     }
 }
 
+/// `f` on the buffers reinterpreted as words of type `W` (little-endian, so a packed word's
+/// element 0 comes first).
+fn call<W: bytemuck::Pod, S: Word, D: Word>(f: fn(&Instr, &[&[W]], &mut [W]), instr: &Instr, srcs: &[&[S]], dst: &mut [D]) {
+    let mut words: [&[W]; 3] = [&[]; 3];
+    for (w, s) in words.iter_mut().zip(srcs) {
+        *w = bytemuck::cast_slice(s);
+    }
+    f(instr, &words[..srcs.len()], bytemuck::cast_slice_mut(dst));
+}
+
 /// The kernel for `instr` on `target`, if there is one.
-pub(crate) fn select(_instr: &Instr, _target: Target) -> Option<Kernel> {
+pub(crate) fn select(instr: &Instr, target: Target) -> Option<Kernel> {
+    // --- exact arithmetic: add, sub, mul, fma, mad on f32/f32x2 (exact.rs) and on
+    // f16/f16x2/bf16/bf16x2 (half.rs) ---
+    if let Some(kernel) = exact::select(instr).or_else(|| half::select(instr)) {
+        return Some(kernel);
+    }
+    // --- end of exact arithmetic ---
+    // --- MUFU-backed f32 approximations: rcp, rsqrt, lg2, ex2, sin, cos .approx and the SASS
+    // MUFU operations (mufu_f32.rs) ---
+    if let Some(kernel) = mufu_f32::select(instr, target) {
+        return Some(kernel);
+    }
+    // --- end of MUFU ---
     None
 }

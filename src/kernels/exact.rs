@@ -1,0 +1,177 @@
+//! Kernels for `add`, `sub`, `mul`, `fma` and `mad` on f32 in the four rounding directions,
+//! with `.ftz` and `.sat`: every catalog spelling of these on `.f32`, and on `.f32x2`, whose
+//! words are two f32 elements computed the same way (SEMANTICS §4–§5).
+//!
+//! The lanes are f64 (see [`super::lanes`]): the product of two f32 is exact there, a sum is
+//! TwoSum's pair rounded to odd. A plain sum needs no error term under `.rn`: f64 has
+//! 53 ≥ 2·24 + 2 bits, so rounding the f64 sum to nearest again is the correct rounding
+//! (Figueroa, "When is double rounding innocuous?", 1995), and a sum f64 must round lies far
+//! inside f32's normal range.
+//!
+//! The one rounding to f32 ([`narrow`]) is Rust's `f64 as f32`, which is defined to round to
+//! nearest-even onto IEEE's subnormal grid and to overflow to ±Inf: the result of
+//! [`crate::round::round_pack`] under `.rn`. The directed modes widen that result back and,
+//! where nearest went away from the direction, step it by one unit; `.ftz` first turns a value
+//! whose rounding with an unbounded exponent is below 2^-126 into a zero of its sign.
+
+use wide::{f32x16, f64x8, u32x16, u32x8, u64x8};
+
+use super::lanes::{map, narrow_mask, nearest_f32, saturate, to_odd, truncate, two_sum, zero_sign, Dir, Lanes, Rm, Rn, Rp, Rz};
+use super::Kernel;
+use crate::format::Format;
+use crate::ptx::{Instr, Mode, Opcode};
+use crate::round::Rounding;
+
+const F32: Format = Format::F32;
+const F64: Format = Format::F64;
+
+/// The kernel for an f32 or f32x2 `add`, `sub`, `mul`, `fma` or `mad`.
+pub(super) fn select(instr: &Instr) -> Option<Kernel> {
+    if instr.ty().scalar() != F32 || !matches!(instr.mode(), Mode::Default | Mode::Round(_)) {
+        return None;
+    }
+    let ftz = instr.modifiers().ftz;
+    let op = instr.opcode();
+    if !matches!(op, Opcode::Add | Opcode::Sub | Opcode::Mul | Opcode::Fma | Opcode::Mad) {
+        return None;
+    }
+    Some(Kernel::W32(match instr.rounding() {
+        Rounding::Rn => specialised::<Rn>(op, ftz),
+        Rounding::Rz => specialised::<Rz>(op, ftz),
+        Rounding::Rm => specialised::<Rm>(op, ftz),
+        Rounding::Rp => specialised::<Rp>(op, ftz),
+    }))
+}
+
+type F32Kernel = fn(&Instr, &[&[u32]], &mut [u32]);
+
+fn specialised<R: Dir>(op: Opcode, ftz: bool) -> F32Kernel {
+    match (op, ftz) {
+        (Opcode::Add | Opcode::Sub, false) => add::<R, false>,
+        (Opcode::Add | Opcode::Sub, true) => add::<R, true>,
+        (Opcode::Mul, false) => mul::<R, false>,
+        (Opcode::Mul, true) => mul::<R, true>,
+        (_, false) => fma::<R, false>,
+        (_, true) => fma::<R, true>,
+    }
+}
+
+/// Elements per group: two f64 vectors.
+const N: usize = 16;
+
+/// Sixteen f32 operands widened exactly to f64, in two halves; with `.ftz` a subnormal first
+/// becomes a zero of its sign (SEMANTICS §5).
+#[inline(always)]
+fn widen<const FTZ: bool>(words: [u32; N]) -> [f64x8; 2] {
+    let mut w = u32x16::new(words);
+    if FTZ {
+        let normal = (w & u32x16::splat(F32.exp_mask() as u32)).simd_ne(u32x16::ZERO);
+        w &= normal | u32x16::splat(F32.sign_bit() as u32);
+    }
+    let w = w.to_array();
+    [0, 1].map(|half| f64x8::new(core::array::from_fn(|i| f32::from_bits(w[8 * half + i]) as f64)))
+}
+
+/// `x`, exact or rounded to odd at f64's precision, rounded to f32 in direction `R` as
+/// [`crate::round::round_pack`] rounds it (module documentation): nearest, then one unit
+/// toward the direction where nearest went the other way. A NaN comes out as some NaN.
+#[inline(always)]
+fn narrow<R: Dir, const FTZ: bool>(x: f64x8) -> u32x8 {
+    let all = u64x8::splat(u64::MAX);
+    let negative = x.to_bits().cast_signed().simd_lt(wide::i64x8::ZERO).cast_unsigned();
+    // Lanes whose magnitude rounds up.
+    let away = match R::R {
+        Rounding::Rn | Rounding::Rz => u64x8::ZERO,
+        Rounding::Rm => negative,
+        Rounding::Rp => negative ^ all,
+    };
+    let x = if FTZ {
+        // Tiny iff |x| is below the value that rounds (unbounded) to 2^-126: the midpoint
+        // under it for .rn, 2^-126 itself toward zero, and just above its predecessor away
+        // from zero. `shift` is the number of f64 bits below an f32 unit.
+        let shift = F64.frac_bits() - F32.frac_bits();
+        let min_normal = ((F32.emin() + F64.bias()) as u64) << F64.frac_bits();
+        let threshold = match R::R {
+            Rounding::Rn => u64x8::splat(min_normal - (1 << (shift - 1))),
+            _ => u64x8::splat(min_normal) - (away & u64x8::splat((1 << shift) - 1)),
+        };
+        let bits = x.to_bits();
+        let tiny = (bits & u64x8::splat(F64.mask() >> 1)).simd_lt(threshold);
+        f64x8::from_bits(bits & ((tiny ^ all) | u64x8::splat(F64.sign_bit())))
+    } else {
+        x
+    };
+    let (bits, up, down) = nearest_f32(x);
+    match R::R {
+        Rounding::Rn => bits,
+        _ => {
+            let one = u32x8::splat(1);
+            let bits = narrow_mask(down & away).select(bits + one, bits);
+            narrow_mask(up & (away ^ all)).select(bits - one, bits)
+        }
+    }
+}
+
+/// What [`narrow`] needs of the exact `s + e`: its rounding to odd, or toward zero for `.rz`
+/// (truncations compose, and nearest from the truncation errs only toward larger magnitude).
+#[inline(always)]
+fn exact<R: Dir>(s: f64x8, e: f64x8) -> f64x8 {
+    if R::R == Rounding::Rz {
+        truncate(s, e)
+    } else {
+        to_odd(s, e)
+    }
+}
+
+/// Both halves narrowed, NaN made canonical (SEMANTICS §4), `.sat` applied when spelled.
+#[inline(always)]
+fn finish<R: Dir, const FTZ: bool>(x: [f64x8; 2], sat: bool) -> [u32; N] {
+    let [lo, hi] = x.map(|h| narrow::<R, FTZ>(h).to_array());
+    let r = u32x16::new(core::array::from_fn(|i| if i < 8 { lo[i] } else { hi[i - 8] }));
+    let inf = u32x16::splat(F32.inf(false) as u32);
+    let nan = (r & u32x16::splat(F32.mask() as u32 >> 1)).simd_gt(inf);
+    let r = <f32x16 as Lanes>::select(nan, u32x16::splat(F32.canonical_nan() as u32), r);
+    if sat { saturate::<f32x16>(r, F32) } else { r }.to_array()
+}
+
+/// `add` and `sub` (`a + (−b)`; the sign of a NaN `b` does not matter, every NaN result is
+/// canonical). Under `.rn` the f64 sum is rounded again directly (module documentation).
+fn add<R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+    let negate = if instr.opcode() == Opcode::Sub { F32.sign_bit() as u32 } else { 0 };
+    let sat = instr.modifiers().sat;
+    map::<u32, N, 2>(srcs, dst, |[a, b]| {
+        let (a, b) = (widen::<FTZ>(a), widen::<FTZ>(b.map(|w| w ^ negate)));
+        let sums = core::array::from_fn(|h| {
+            if R::R == Rounding::Rn {
+                a[h] + b[h]
+            } else {
+                let (s, e) = two_sum(a[h], b[h]);
+                exact::<R>(zero_sign::<_, R>(s, a[h], b[h]), e)
+            }
+        });
+        finish::<R, FTZ>(sums, sat)
+    });
+}
+
+/// `mul`: the f64 product is exact.
+fn mul<R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+    let sat = instr.modifiers().sat;
+    map::<u32, N, 2>(srcs, dst, |[a, b]| {
+        let (a, b) = (widen::<FTZ>(a), widen::<FTZ>(b));
+        finish::<R, FTZ>([a[0] * b[0], a[1] * b[1]], sat)
+    });
+}
+
+/// `fma` and `mad`: the exact f64 product, then TwoSum with `c`, rounded to odd.
+fn fma<R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+    let sat = instr.modifiers().sat;
+    map::<u32, N, 3>(srcs, dst, |[a, b, c]| {
+        let (a, b, c) = (widen::<FTZ>(a), widen::<FTZ>(b), widen::<FTZ>(c));
+        let sums = core::array::from_fn(|h| {
+            let p = a[h] * b[h];
+            let (s, e) = two_sum(p, c[h]);
+            exact::<R>(zero_sign::<_, R>(s, p, c[h]), e)
+        });
+        finish::<R, FTZ>(sums, sat)
+    });
+}

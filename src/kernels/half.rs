@@ -1,0 +1,317 @@
+//! Kernels for `add`, `sub`, `mul` and `fma` on f16 and bf16 (scalar and packed `x2`; a packed
+//! word is two elements computed the same way), every catalog spelling: `.rn` only, `.ftz`
+//! and `.sat` on f16, `.relu` and `.oob` on fma (SEMANTICS §4–§5, PTX 9.7.4).
+//!
+//! f16 is computed in f32 lanes, bf16 (whose exponent range is f32's) in f64 lanes; see
+//! [`super::lanes`]. fma rounds TwoSum's pair to odd first. A sum or product needs no error
+//! term: rounding it to nearest in W and then to nearest in the narrow format is the correct
+//! rounding, because W has at least 2p + 2 bits (Figueroa, "When is double rounding
+//! innocuous?", 1995) and, when W has to round a sum at all, the sum is far inside the narrow
+//! format's normal range (the argument is written out in tests/exhaustive_half.rs).
+
+use core::ops::{Add, Mul, Sub};
+
+use wide::{f32x16, f64x8, u16x16, u32x16, u32x8};
+
+use super::lanes::{map, narrow_mask, nearest_f32, saturate, to_odd, two_sum, Lanes};
+use super::Kernel;
+use crate::format::Format;
+use crate::ptx::{Instr, Mode, Opcode};
+use crate::round::Rounding;
+
+/// The kernel for an f16, f16x2, bf16 or bf16x2 `add`, `sub`, `mul` or `fma`.
+pub(super) fn select(instr: &Instr) -> Option<Kernel> {
+    if !matches!(instr.mode(), Mode::Default | Mode::Round(Rounding::Rn)) {
+        return None;
+    }
+    let ftz = instr.modifiers().ftz;
+    let f: HalfKernel = match (instr.ty().scalar(), instr.opcode(), ftz) {
+        (Format::F16, Opcode::Add | Opcode::Sub, false) => add::<F16, false>,
+        (Format::F16, Opcode::Add | Opcode::Sub, true) => add::<F16, true>,
+        (Format::F16, Opcode::Mul, false) => mul::<F16, false>,
+        (Format::F16, Opcode::Mul, true) => mul::<F16, true>,
+        (Format::F16, Opcode::Fma, false) => fma::<F16, false>,
+        (Format::F16, Opcode::Fma, true) => fma::<F16, true>,
+        (Format::BF16, Opcode::Add | Opcode::Sub, false) => add::<BF16, false>,
+        (Format::BF16, Opcode::Mul, false) => mul::<BF16, false>,
+        (Format::BF16, Opcode::Fma, false) => fma::<BF16, false>,
+        _ => return None,
+    };
+    Some(Kernel::W16(f))
+}
+
+type HalfKernel = fn(&Instr, &[&[u16]], &mut [u16]);
+
+/// Elements per group.
+const N: usize = 16;
+
+/// A 16-bit format and the wide values a group of its elements is computed in.
+trait Half {
+    type W: Copy + Add<Output = Self::W> + Sub<Output = Self::W> + Mul<Output = Self::W>;
+    const FMT: Format;
+    /// The operands, subnormals already flushed where `.ftz` asks, widened exactly.
+    fn widen(h: u16x16) -> Self::W;
+    /// `s + e` (`e` = 0 when `None`) rounded to nearest in the format as
+    /// [`crate::round::round_pack`] rounds it, `.ftz` deciding tininess after rounding with an
+    /// unbounded exponent; NaN gives the canonical NaN (SEMANTICS §4–§5).
+    fn round<const FTZ: bool>(s: Self::W, e: Option<Self::W>) -> u32x16;
+}
+
+struct F16;
+
+impl Half for F16 {
+    type W = f32x16;
+    const FMT: Format = Format::F16;
+
+    #[inline(always)]
+    fn widen(h: u16x16) -> f32x16 {
+        #[cfg(all(target_arch = "x86_64", target_feature = "f16c"))]
+        return f16c::widen(h);
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "f16c")))]
+        return portable::widen(u32x16::new(h.to_array().map(u32::from)));
+    }
+
+    #[inline(always)]
+    fn round<const FTZ: bool>(s: f32x16, e: Option<f32x16>) -> u32x16 {
+        let x = e.map_or(s, |e| to_odd(s, e));
+        #[cfg(all(target_arch = "x86_64", target_feature = "f16c"))]
+        let r = f16c::nearest::<FTZ>(x);
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "f16c")))]
+        let r = portable::nearest::<FTZ>(x);
+        canonical_nan(r, Format::F16)
+    }
+}
+
+/// f16 ⇄ f32 in hardware where the build has F16C: VCVTPH2PS, and VCVTPS2PH rounding to
+/// nearest onto the subnormal grid. Elsewhere [`portable`], which gives the same bits.
+#[cfg(all(target_arch = "x86_64", target_feature = "f16c"))]
+mod f16c {
+    use core::arch::x86_64::{_mm256_cvtph_ps, _mm256_cvtps_ph, _MM_FROUND_TO_NEAREST_INT};
+
+    use wide::{f32x16, f32x8, u16x16, u16x8, u32x16};
+
+    use super::flush_tiny;
+
+    #[inline(always)]
+    pub(super) fn widen(h: u16x16) -> f32x16 {
+        let h = h.to_array();
+        let [lo, hi] = [0, 8].map(|at| {
+            let half = u16x8::new(core::array::from_fn(|i| h[at + i]));
+            // SAFETY: the build enables F16C (this module's cfg).
+            f32x8::from(unsafe { _mm256_cvtph_ps(half.into()) }).to_array()
+        });
+        f32x16::new(core::array::from_fn(|i| if i < 8 { lo[i] } else { hi[i - 8] }))
+    }
+
+    /// `x` (exact, or rounded to odd in f32) rounded to nearest f16; a NaN comes out as some
+    /// NaN.
+    #[inline(always)]
+    pub(super) fn nearest<const FTZ: bool>(x: f32x16) -> u32x16 {
+        let x = if FTZ { flush_tiny(x) } else { x }.to_array();
+        let [lo, hi] = [0, 8].map(|at| {
+            let half = f32x8::new(core::array::from_fn(|i| x[at + i]));
+            // SAFETY: the build enables F16C (this module's cfg).
+            u16x8::from(unsafe { _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(half.into()) }).to_array()
+        });
+        u32x16::new(core::array::from_fn(|i| u32::from(if i < 8 { lo[i] } else { hi[i - 8] })))
+    }
+}
+
+/// `.ftz` before a rounding to nearest f16: a value below the midpoint under 2^-14, whose
+/// rounding with an unbounded exponent is tiny, becomes a zero of its sign.
+#[inline(always)]
+fn flush_tiny(x: f32x16) -> f32x16 {
+    let (f32, f16) = (Format::F32, Format::F16);
+    let shift = f32.frac_bits() - f16.frac_bits();
+    let min_normal = ((f16.emin() + f32.bias()) as u32) << f32.frac_bits();
+    let bits = x.to_bits();
+    let magnitude = bits & u32x16::splat(f32.mask() as u32 >> 1);
+    let tiny = magnitude.simd_lt(u32x16::splat(min_normal - (1 << (shift - 1))));
+    f32x16::from_bits(bits & ((tiny ^ u32x16::splat(u32::MAX)) | u32x16::splat(f32.sign_bit() as u32)))
+}
+
+/// f16 ⇄ f32 by bit manipulation, for builds without F16C.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "f16c")))]
+mod portable {
+    use wide::{f32x16, u32x16};
+
+    use super::flush_tiny;
+    use crate::format::Format;
+    use crate::kernels::lanes::Lanes;
+
+    /// The fields move into f32 position and the exponent is rebiased; a subnormal is
+    /// 2^-14 + frac·2^-24 minus 2^-14, an exact f32 subtraction.
+    #[inline(always)]
+    pub(super) fn widen(h: u32x16) -> f32x16 {
+        let (f16, f32) = (Format::F16, Format::F32);
+        let shift = f32.frac_bits() - f16.frac_bits();
+        let moved = (h & u32x16::splat(f16.mask() as u32 >> 1)) << shift;
+        let exp_field = u32x16::splat((f16.exp_mask() as u32) << shift);
+        let exp = moved & exp_field;
+        let rebias = ((f32.bias() - f16.bias()) as u32) << f32.frac_bits();
+        let normal = moved + u32x16::splat(rebias);
+        // Inf and NaN: the exponent field becomes all ones.
+        let special = exp.simd_eq(exp_field);
+        let normal = <f32x16 as Lanes>::select(special, moved | u32x16::splat(f32.exp_mask() as u32), normal);
+        let min_normal = u32x16::splat(((f16.emin() + f32.bias()) as u32) << f32.frac_bits());
+        let sub = f32x16::from_bits(moved + min_normal) - f32x16::from_bits(min_normal);
+        let magnitude = <f32x16 as Lanes>::select(exp.simd_eq(u32x16::ZERO), sub.to_bits(), normal);
+        let sign = (h & u32x16::splat(f16.sign_bit() as u32)) << (f32.bits() - f16.bits());
+        f32x16::from_bits(magnitude | sign)
+    }
+
+    /// `x` (exact, or rounded to odd in f32) rounded to nearest f16, as
+    /// [`crate::round::round_pack`] does: the significand is rounded with an unbounded
+    /// exponent (integer arithmetic on the f32 encoding, whose exponent field is wide
+    /// enough); below 2^-14 the value is rounded again from `x` onto the subnormal grid by
+    /// adding 2^-1, whose last place is the grid spacing 2^-24; overflow carries into Inf. A
+    /// NaN comes out as some NaN.
+    #[inline(always)]
+    pub(super) fn nearest<const FTZ: bool>(x: f32x16) -> u32x16 {
+        let (f16, f32) = (Format::F16, Format::F32);
+        let x = if FTZ { flush_tiny(x) } else { x };
+        let bits = x.to_bits();
+        let magnitude = bits & u32x16::splat(f32.mask() as u32 >> 1);
+        let shift = f32.frac_bits() - f16.frac_bits();
+        let increment = u32x16::splat((1 << (shift - 1)) - 1) + ((magnitude >> shift) & u32x16::splat(1));
+        let rebias = ((f32.bias() - f16.bias()) as u32) << f16.frac_bits();
+        let unbounded = ((magnitude + increment) >> shift) - u32x16::splat(rebias);
+        let inf = u32x16::splat(f16.inf(false) as u32);
+        let nan = magnitude.simd_gt(u32x16::splat(f32.inf(false) as u32));
+        let normal = <f32x16 as Lanes>::select(nan, inf | u32x16::splat(1), unbounded.min(inf));
+        let tiny = f32x16::lt_signed(unbounded, u32x16::splat(1 << f16.frac_bits()));
+        let quantum = f16.emin() - f16.frac_bits() as i32;
+        let c = u32x16::splat(((quantum + f32.frac_bits() as i32 + f32.bias()) as u32) << f32.frac_bits());
+        let subnormal = (x.abs() + f32x16::from_bits(c)).to_bits() - c;
+        let sign = (bits >> (f32.bits() - f16.bits())) & u32x16::splat(f16.sign_bit() as u32);
+        <f32x16 as Lanes>::select(tiny, subnormal, normal) | sign
+    }
+}
+
+struct BF16;
+
+/// Sixteen bf16 elements in f64: two vectors.
+#[derive(Clone, Copy)]
+struct Pair([f64x8; 2]);
+
+macro_rules! pair_op {
+    ($trait:ident, $f:ident) => {
+        impl $trait for Pair {
+            type Output = Pair;
+            #[inline(always)]
+            fn $f(self, other: Pair) -> Pair {
+                Pair([self.0[0].$f(other.0[0]), self.0[1].$f(other.0[1])])
+            }
+        }
+    };
+}
+pair_op!(Add, add);
+pair_op!(Sub, sub);
+pair_op!(Mul, mul);
+
+impl Half for BF16 {
+    type W = Pair;
+    const FMT: Format = Format::BF16;
+
+    /// A bf16 is the top half of an f32.
+    #[inline(always)]
+    fn widen(h: u16x16) -> Pair {
+        let w = (u32x16::new(h.to_array().map(u32::from)) << 16u32).to_array();
+        Pair([0, 1].map(|half| f64x8::new(core::array::from_fn(|i| f32::from_bits(w[8 * half + i]) as f64))))
+    }
+
+    /// Through f32: rounding to odd at 24 bits (`x as f32`, stepped toward zero where it went
+    /// away from it, last bit set when inexact) keeps the correct rounding to 8 bits, which is
+    /// then integer rounding of the f32 encoding to its top half. bf16 and f32 share exponent
+    /// range and subnormal layout, so subnormals and overflow need nothing more.
+    #[inline(always)]
+    fn round<const FTZ: bool>(s: Pair, e: Option<Pair>) -> u32x16 {
+        debug_assert!(!FTZ, "bf16 has no .ftz");
+        let (lo, hi) = match e {
+            Some(e) => (odd_f32(to_odd(s.0[0], e.0[0])), odd_f32(to_odd(s.0[1], e.0[1]))),
+            None => (odd_f32(s.0[0]), odd_f32(s.0[1])),
+        };
+        let odd = u32x16::new(core::array::from_fn(|i| if i < 8 { lo[i] } else { hi[i - 8] }));
+        let shift = Format::F32.bits() - Format::BF16.bits();
+        let increment = u32x16::splat((1 << (shift - 1)) - 1) + ((odd >> shift) & u32x16::splat(1));
+        let bf16 = (odd + increment) >> shift;
+        let nan = (odd & u32x16::splat(Format::F32.mask() as u32 >> 1)).simd_gt(u32x16::splat(Format::F32.inf(false) as u32));
+        <f32x16 as Lanes>::select(nan, u32x16::splat(Format::BF16.canonical_nan() as u32), bf16)
+    }
+}
+
+/// `x` rounded to odd at f32's precision: nearest, stepped toward zero where that went away
+/// from it, with the last bit set when inexact.
+#[inline(always)]
+fn odd_f32(x: f64x8) -> [u32; 8] {
+    let (bits, up, down) = nearest_f32(x);
+    let bits = narrow_mask(up).select(bits - u32x8::splat(1), bits);
+    narrow_mask(up | down).select(bits | u32x8::splat(1), bits).to_array()
+}
+
+/// The canonical NaN for every NaN encoding of `fmt` in the lanes.
+#[inline(always)]
+fn canonical_nan(r: u32x16, fmt: Format) -> u32x16 {
+    let nan = (r & u32x16::splat(fmt.mask() as u32 >> 1)).simd_gt(u32x16::splat(fmt.inf(false) as u32));
+    <f32x16 as Lanes>::select(nan, u32x16::splat(fmt.canonical_nan() as u32), r)
+}
+
+/// The operands with `.ftz` applied: a subnormal becomes a zero of its sign (SEMANTICS §5).
+#[inline(always)]
+fn flush<H: Half, const FTZ: bool>(h: [u16; N]) -> u16x16 {
+    let h = u16x16::new(h);
+    if !FTZ {
+        return h;
+    }
+    let normal = (h & u16x16::splat(H::FMT.exp_mask() as u16)).simd_ne(u16x16::ZERO);
+    h & (normal | u16x16::splat(H::FMT.sign_bit() as u16))
+}
+
+/// The result modifiers, in the order of [`Instr`]'s scalar evaluation: `.oob` (+0 when an
+/// operand is the OOB NaN, taken to be the canonical NaN [UNK]), then `.relu` (negative and
+/// −0 → +0; a NaN result is already canonical), then `.sat`.
+#[inline(always)]
+fn clamp<H: Half, const K: usize>(instr: &Instr, ops: [[u16; N]; K], r: u32x16) -> [u16; N] {
+    let fmt = H::FMT;
+    let mods = instr.modifiers();
+    let mut r = r;
+    if mods.oob {
+        for op in ops {
+            let oob = u16x16::new(op).simd_eq(u16x16::splat(fmt.canonical_nan() as u16));
+            r = <f32x16 as Lanes>::select(u32x16::new(oob.to_array().map(|m| m as i16 as u32)), u32x16::ZERO, r);
+        }
+    }
+    if mods.relu {
+        r = <f32x16 as Lanes>::select(r.simd_gt(u32x16::splat(fmt.canonical_nan() as u32)), u32x16::ZERO, r);
+    }
+    if mods.sat {
+        r = saturate::<f32x16>(r, fmt);
+    }
+    r.to_array().map(|w| w as u16)
+}
+
+/// `add` and `sub` (`a + (−b)`; a NaN result is canonical whatever the sign of `b`).
+fn add<H: Half, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
+    let negate = if instr.opcode() == Opcode::Sub { H::FMT.sign_bit() as u16 } else { 0 };
+    map::<u16, N, 2>(srcs, dst, |[a, b]| {
+        let s = H::widen(flush::<H, FTZ>(a)) + H::widen(flush::<H, FTZ>(b.map(|w| w ^ negate)));
+        clamp::<H, 2>(instr, [a, b], H::round::<FTZ>(s, None))
+    });
+}
+
+/// `mul`: the product is exact in the lanes.
+fn mul<H: Half, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
+    map::<u16, N, 2>(srcs, dst, |[a, b]| {
+        let p = H::widen(flush::<H, FTZ>(a)) * H::widen(flush::<H, FTZ>(b));
+        clamp::<H, 2>(instr, [a, b], H::round::<FTZ>(p, None))
+    });
+}
+
+/// `fma`: the exact product, TwoSum with `c`, one rounding.
+fn fma<H: Half, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
+    map::<u16, N, 3>(srcs, dst, |[a, b, c]| {
+        let p = H::widen(flush::<H, FTZ>(a)) * H::widen(flush::<H, FTZ>(b));
+        let (s, e) = two_sum(p, H::widen(flush::<H, FTZ>(c)));
+        clamp::<H, 3>(instr, [a, b, c], H::round::<FTZ>(s, Some(e)))
+    });
+}

@@ -1,0 +1,210 @@
+//! What the exact-arithmetic kernels share: the wide lanes they compute in, the error-free
+//! sum, rounding to odd, f64 → f32 rounding to nearest, `.sat`, and the loop over a chunk.
+//!
+//! Method (DESIGN.md, "Performance model"). The operands are widened exactly into lanes of a
+//! wider format W: f64 for f32 and bf16, f32 for f16. A product of two operands is exact in W
+//! (2p ≤ 48 bits in f64, 22 in f32, and inside W's normal range). A sum is W's rounded sum `s`
+//! plus its exact error `e` (TwoSum). Rounding `s + e` to odd at W's precision keeps the
+//! exact value strictly between the same two neighbours of every coarser grid, so one more
+//! rounding to the narrow format (p + 2 ≤ W's precision), in any direction, with an unbounded
+//! exponent or onto the subnormal grid, is the correct rounding of the exact value; each
+//! format's file does that rounding as [`crate::round::round_pack`] does. No lane value is
+//! ever subnormal in W, and nothing touches the host floating-point environment: the hardware
+//! only ever rounds to nearest (Rust's arithmetic and `as` conversions), and the directed
+//! modes are derived from that exactly.
+
+use core::ops::{Add, BitAnd, BitOr, BitXor, Mul, Sub};
+
+use wide::{f32x16, f64x8, u32x16, u32x8, u64x8};
+
+use crate::format::Format;
+use crate::round::Rounding;
+
+/// A rounding direction fixed at compile time, so that each kernel loop is specialised.
+pub(super) trait Dir {
+    const R: Rounding;
+}
+
+macro_rules! dir {
+    ($($name:ident),*) => {$(
+        pub(super) struct $name;
+        impl Dir for $name {
+            const R: Rounding = Rounding::$name;
+        }
+    )*};
+}
+dir!(Rn, Rz, Rm, Rp);
+
+/// A vector of W-format floats, with its bits as unsigned integer lanes (`Bits`). Masks are
+/// lanes of all ones (true) or zeros (false).
+pub(super) trait Lanes: Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> {
+    type Bits: Copy
+        + Sub<Output = Self::Bits>
+        + BitAnd<Output = Self::Bits>
+        + BitOr<Output = Self::Bits>
+        + BitXor<Output = Self::Bits>;
+    /// W.
+    const FMT: Format;
+    fn to_bits(self) -> Self::Bits;
+    fn from_bits(bits: Self::Bits) -> Self;
+    fn splat(bits: u64) -> Self::Bits;
+    /// Lanes that are neither ±0 nor NaN.
+    fn nonzero(self) -> Self::Bits;
+    fn eq(a: Self::Bits, b: Self::Bits) -> Self::Bits;
+    /// Unsigned `a > b`.
+    fn gt(a: Self::Bits, b: Self::Bits) -> Self::Bits;
+    /// Two's-complement `a < b`.
+    fn lt_signed(a: Self::Bits, b: Self::Bits) -> Self::Bits;
+    fn min(a: Self::Bits, b: Self::Bits) -> Self::Bits;
+    fn select(mask: Self::Bits, yes: Self::Bits, no: Self::Bits) -> Self::Bits;
+}
+
+macro_rules! lanes {
+    ($float:ty, $bits:ty, $uint:ty, $fmt:expr) => {
+        impl Lanes for $float {
+            type Bits = $bits;
+            const FMT: Format = $fmt;
+            #[inline(always)]
+            fn to_bits(self) -> $bits {
+                <$float>::to_bits(self)
+            }
+            #[inline(always)]
+            fn from_bits(bits: $bits) -> Self {
+                <$float>::from_bits(bits)
+            }
+            #[inline(always)]
+            fn splat(bits: u64) -> $bits {
+                <$bits>::splat(bits as $uint)
+            }
+            #[inline(always)]
+            fn nonzero(self) -> $bits {
+                self.abs().simd_gt(<$float>::ZERO).to_bits()
+            }
+            #[inline(always)]
+            fn eq(a: $bits, b: $bits) -> $bits {
+                a.simd_eq(b)
+            }
+            #[inline(always)]
+            fn gt(a: $bits, b: $bits) -> $bits {
+                a.simd_gt(b)
+            }
+            #[inline(always)]
+            fn lt_signed(a: $bits, b: $bits) -> $bits {
+                a.cast_signed().simd_lt(b.cast_signed()).cast_unsigned()
+            }
+            #[inline(always)]
+            fn min(a: $bits, b: $bits) -> $bits {
+                a.min(b)
+            }
+            /// Written as bit operations, which compile to one masked blend (`wide`'s
+            /// byte-wise blend does not).
+            #[inline(always)]
+            fn select(mask: $bits, yes: $bits, no: $bits) -> $bits {
+                (mask & yes) | ((mask ^ <$bits>::splat(<$uint>::MAX)) & no)
+            }
+        }
+    };
+}
+lanes!(f64x8, u64x8, u64, Format::F64);
+lanes!(f32x16, u32x16, u32, Format::F32);
+
+/// TwoSum (Knuth): `s = a + b` rounded in W and the exact error `e = a + b − s`. Six
+/// operations, exact for any order of magnitudes as long as nothing overflows, which cannot
+/// happen in W for these operands.
+#[inline(always)]
+pub(super) fn two_sum<L: Copy + Add<Output = L> + Sub<Output = L>>(a: L, b: L) -> (L, L) {
+    let s = a + b;
+    let bb = s - a;
+    let e = (a - (s - bb)) + (b - bb);
+    (s, e)
+}
+
+/// The sign of an exactly zero sum under `.rm`: −0 as soon as one addend is negative
+/// (IEEE 754 §6.3, [`Rounding::cancellation_zero_is_negative`]); W's own sum gives the rule
+/// of the other directions, −0 only for (−0) + (−0).
+#[inline(always)]
+pub(super) fn zero_sign<L: Lanes, R: Dir>(s: L, a: L, b: L) -> L {
+    if !R::R.cancellation_zero_is_negative() {
+        return s;
+    }
+    let sign = (a.to_bits() | b.to_bits()) & L::splat(L::FMT.sign_bit());
+    let s = s.to_bits();
+    L::from_bits(L::select(L::eq(s, L::splat(0)), s | sign, s))
+}
+
+/// `s + e` rounded toward zero at W's precision: `s`, or its neighbour toward zero when `e`
+/// has the other sign. An infinite or NaN `s` (whose `e` is NaN) is left alone.
+#[inline(always)]
+pub(super) fn truncate<L: Lanes>(s: L, e: L) -> L {
+    let bits = s.to_bits();
+    let toward_zero = L::lt_signed(bits ^ e.to_bits(), L::splat(0)) & e.nonzero();
+    L::from_bits(L::select(toward_zero, bits - L::splat(1), bits))
+}
+
+/// `s + e` rounded to odd at W's precision: `s` when `e` is zero, else whichever of the two
+/// W-neighbours of the exact value has an odd last bit (the truncation with its last bit set).
+/// An infinite or NaN `s` is left alone.
+#[inline(always)]
+pub(super) fn to_odd<L: Lanes>(s: L, e: L) -> L {
+    let bits = truncate(s, e).to_bits();
+    L::from_bits(L::select(e.nonzero(), bits | L::splat(1), bits))
+}
+
+/// `x as f32` for each lane (Rust defines it as rounding to nearest-even onto IEEE's
+/// subnormal grid, overflowing to ±Inf: [`crate::round::round_pack`] in `.rn`), with masks of
+/// the lanes where that moved the magnitude up and where it moved it down. The rounded value
+/// has x's sign, so the encodings of it widened back and of x compare as the magnitudes.
+#[inline(always)]
+pub(super) fn nearest_f32(x: f64x8) -> (u32x8, u64x8, u64x8) {
+    let nearest = x.to_array().map(|v| v as f32);
+    let back = f64x8::new(nearest.map(f64::from)).to_bits();
+    let x = x.to_bits();
+    (u32x8::new(nearest.map(f32::to_bits)), back.simd_gt(x), back.simd_lt(x))
+}
+
+/// A 64-bit lane mask as a 32-bit one.
+#[inline(always)]
+pub(super) fn narrow_mask(mask: u64x8) -> u32x8 {
+    u32x8::new(mask.to_array().map(|m| m as u32))
+}
+
+/// `.sat` on encodings of `to` (the lane form of [`crate::round::saturate`]): NaN and every
+/// negative value, −0 included, give +0; values above 1.0 give 1.0.
+#[inline(always)]
+pub(super) fn saturate<L: Lanes>(r: L::Bits, to: Format) -> L::Bits {
+    let out_of_range = L::gt(r, L::splat(to.inf(false)));
+    L::select(out_of_range, L::splat(0), L::min(r, L::splat(to.one())))
+}
+
+/// Apply `f` to the chunk in groups of `N` elements of `K` operands; the last, partial group
+/// is padded with zeros.
+#[inline(always)]
+pub(super) fn map<T: Copy + Default, const N: usize, const K: usize>(
+    srcs: &[&[T]],
+    dst: &mut [T],
+    f: impl Fn([[T; N]; K]) -> [T; N],
+) {
+    debug_assert_eq!(srcs.len(), K);
+    let len = dst.len();
+    let full = len - len % N;
+    groups(core::array::from_fn(|k| &srcs[k][..full]), &mut dst[..full], &f);
+    if full < len {
+        let padded: [[T; N]; K] = core::array::from_fn(|k| {
+            let mut group = [T::default(); N];
+            group[..len - full].copy_from_slice(&srcs[k][full..len]);
+            group
+        });
+        let mut out = [T::default(); N];
+        groups(padded.each_ref().map(|g| &g[..]), &mut out, &f);
+        dst[full..].copy_from_slice(&out[..len - full]);
+    }
+}
+
+/// The loop of [`map`] over whole groups: one call site of `f`, so that it is inlined.
+#[inline(never)]
+fn groups<T: Copy, const N: usize, const K: usize>(srcs: [&[T]; K], dst: &mut [T], f: &impl Fn([[T; N]; K]) -> [T; N]) {
+    for (i, out) in dst.chunks_exact_mut(N).enumerate() {
+        let group = core::array::from_fn(|k| srcs[k][i * N..(i + 1) * N].try_into().unwrap());
+        out.copy_from_slice(&f(group));
+    }
+}

@@ -1,0 +1,331 @@
+//! Kernels for the f32 instructions the MUFU model evaluates: `rcp`, `rsqrt`, `lg2`, `ex2`,
+//! `sin`, `cos` `.approx{.ftz}.f32` and the SASS `MUFU.RCP/RSQ/LG2/EX2/SIN/COS{.SAT}`, sixteen
+//! lanes at a time, bit-identical to [`crate::mufu`] and [`crate::ptx::lower`]
+//! (tests/batch_equivalence_mufu.rs).
+//!
+//! Each lane function follows its scalar datapath (SEMANTICS §2.2, the sm_70+ conversions of
+//! §2.3) with the arithmetic of [`super::mufu_lanes`]; special inputs are computed like any
+//! other lane and replaced by their results (SEMANTICS §4 NaN, §5 FTZ) with masks. The
+//! non-`.ftz` forms add the scaling FMULs/FADDs of SEMANTICS §1.1. Those run on the host's
+//! f32 unit only where every operand and result is normal, infinite or NaN (the host's RN
+//! rounding is then NVIDIA's non-FTZ rounding and no flush-to-zero setting can interfere);
+//! scalings into or out of the subnormal range are done in integers or f64.
+//!
+//! sm_5x/sm_6x, whose MUFU.SIN/COS/EX2 read RRO's fixed-point word (SEMANTICS §1.2), have no
+//! kernel for those operations and run the scalar definition.
+
+use bytemuck::cast;
+use wide::{f32x16, f64x8, u64x8, ShuffleExt};
+
+use super::mufu_lanes::{
+    f32_subnormal_rn, lg2_rz, luts, narrow, pow2, quadrant_word, s, sin_rz, splat, sq, u, Luts, I, U,
+};
+use super::Kernel;
+use crate::ptx::{Instr, Mode, MufuFn, Opcode, Target, Type};
+
+const SIGN: u32 = 0x8000_0000;
+const INF: u32 = 0x7F80_0000;
+const NAN: u32 = crate::mufu::NAN;
+const ONE: u32 = 0x3F80_0000;
+
+/// The kernel for `instr` on `target`, if it is one of the MUFU-backed f32 instructions.
+pub(super) fn select(instr: &Instr, target: Target) -> Option<Kernel> {
+    macro_rules! k {
+        ($f:expr) => {
+            Kernel::W32(|_, srcs, dst| run(srcs[0], dst, $f))
+        };
+    }
+    if instr.ty() != Type::F32 {
+        return None;
+    }
+    // sm_5x/6x: MUFU.EX2/SIN/COS take RRO's word, and the PTX forms lower through RRO.
+    let float_input = !target.has_rro();
+    let ftz = instr.modifiers().ftz;
+    Some(match (instr.opcode(), instr.mode()) {
+        (Opcode::Rcp, Mode::Approx) if ftz => k!(rcp),
+        (Opcode::Rcp, Mode::Approx) => k!(rcp_approx),
+        (Opcode::Rsqrt, Mode::Approx) if ftz => k!(rsq),
+        (Opcode::Rsqrt, Mode::Approx) => k!(rsqrt_approx),
+        (Opcode::Lg2, Mode::Approx) if ftz => k!(lg2),
+        (Opcode::Lg2, Mode::Approx) => k!(lg2_approx),
+        (Opcode::Ex2, Mode::Approx) if float_input && ftz => k!(ex2),
+        (Opcode::Ex2, Mode::Approx) if float_input => k!(ex2_approx),
+        (Opcode::Sin, Mode::Approx) if float_input => k!(sin_approx),
+        (Opcode::Cos, Mode::Approx) if float_input => k!(cos_approx),
+        (Opcode::Mufu(func), _) => {
+            let sat = instr.modifiers().sat;
+            match func {
+                MufuFn::Rcp if sat => k!(|l, x| saturate(rcp(l, x))),
+                MufuFn::Rcp => k!(rcp),
+                MufuFn::Rsq if sat => k!(|l, x| saturate(rsq(l, x))),
+                MufuFn::Rsq => k!(rsq),
+                MufuFn::Lg2 if sat => k!(|l, x| saturate(lg2(l, x))),
+                MufuFn::Lg2 => k!(lg2),
+                MufuFn::Ex2 if float_input && sat => k!(|l, x| saturate(ex2(l, x))),
+                MufuFn::Ex2 if float_input => k!(ex2),
+                MufuFn::Sin if float_input && sat => k!(|l, x| saturate(sin(l, x))),
+                MufuFn::Sin if float_input => k!(sin),
+                MufuFn::Cos if float_input && sat => k!(|l, x| saturate(cos(l, x))),
+                MufuFn::Cos if float_input => k!(cos),
+                _ => return None,
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// `dst[i] = f(src[i])`, sixteen lanes at a time; the tail runs as one zero-padded vector.
+#[inline(always)]
+fn run(src: &[u32], dst: &mut [u32], f: impl Fn(&Luts, U) -> U) {
+    let l = luts();
+    let mut s = src.chunks_exact(16);
+    let mut d = dst.chunks_exact_mut(16);
+    for (s, d) in (&mut s).zip(&mut d) {
+        let x = U::new(s.try_into().expect("16 lanes"));
+        d.copy_from_slice(f(l, x).as_array());
+    }
+    let (s, d) = (s.remainder(), d.into_remainder());
+    if !s.is_empty() {
+        let mut x = [0; 16];
+        x[..s.len()].copy_from_slice(s);
+        d.copy_from_slice(&f(l, U::new(x)).as_array()[..d.len()]);
+    }
+}
+
+/// Sign bit, biased exponent and fraction of f32 lanes.
+#[inline(always)]
+fn fields(x: U) -> (U, U, U) {
+    (x & SIGN, x >> 23 & 0xFFu32, x & 0x7F_FFFFu32)
+}
+
+#[inline(always)]
+fn eq(a: U, b: u32) -> U {
+    a.simd_eq(splat(b))
+}
+
+/// Lanes holding a NaN.
+#[inline(always)]
+fn is_nan(x: U) -> U {
+    (x & 0x7FFF_FFFFu32).simd_gt(splat(INF))
+}
+
+/// Pack an SFU result (SEMANTICS §2.2, `pack` in [`crate::mufu`]): `bits` is
+/// `(biased exponent − 1) << 23` plus the significand with its implicit bit (2^23..=2^24, so a
+/// carry renormalises by itself); anything below FLT_MIN flushes to +0 (SEMANTICS §5).
+#[inline(always)]
+fn flush(bits: I) -> U {
+    u(bits.simd_lt(I::splat(0x80_0000))).bitselect(U::ZERO, u(bits))
+}
+
+/// `.SAT`: NaN and negative results (−0 included) give +0, results above 1 give 1
+/// ([`crate::round::saturate`]). Unsigned, NaNs and negatives are exactly the words above +Inf.
+#[inline(always)]
+fn saturate(r: U) -> U {
+    r.simd_gt(splat(INF)).bitselect(U::ZERO, r.min(splat(ONE)))
+}
+
+/// MUFU.RCP ([`crate::mufu::rcp`]): `q = (interpolation + 0x47E7) >> 15` over xl = frac[15:0]
+/// with `sq(xl << 1)`, biased exponent 253 − e (SEMANTICS §2.2).
+#[inline(always)]
+fn rcp(l: &Luts, x: U) -> U {
+    let (sign, expo, frac) = fields(x);
+    let xl = x & 0xFFFFu32;
+    let (p, y) = l.rcp.interpolate(frac >> 16, xl, sq(xl << 1), 0, 0x47E7);
+    let q = u(p + (y >> 9)) >> 6;
+    let r = flush(s((252u32 << 23) - (x & INF) + q)) | sign;
+    let r = eq(expo, 0).bitselect(sign | INF, r);
+    eq(expo, 255).bitselect(eq(frac, 0).bitselect(sign, splat(NAN)), r)
+}
+
+/// MUFU.RSQ ([`crate::mufu::rsq`]): the exponent parity selects the [2,4) half of the table,
+/// `q = (interpolation + 0x7FFF) >> 16`, biased exponent 126 − ⌊e/2⌋; an even power of two
+/// is exact (SEMANTICS §2.2).
+#[inline(always)]
+fn rsq(l: &Luts, x: U) -> U {
+    let (sign, expo, frac) = fields(x);
+    // e = expo − 127 is odd exactly when bit 23 of x is clear.
+    let f = frac | (!x & 0x80_0000u32);
+    let half = (s(expo) - 127) >> 1;
+    let xl = f & 0x1_FFFFu32;
+    let (p, y) = l.rsq.interpolate(f >> 17, xl, sq(xl), 2, 0x7FFF);
+    let q = eq(f, 0).bitselect(splat(1 << 24), u(p + (y >> 9)) >> 7);
+    let r = u((125 - half) << 23) + q;
+    let r = eq(expo, 255).bitselect(eq(x, INF).bitselect(U::ZERO, splat(NAN)), r);
+    let r = sign.simd_ne(U::ZERO).bitselect(splat(NAN), r);
+    eq(expo, 0).bitselect(sign | INF, r)
+}
+
+/// MUFU.EX2 on sm_70+ ([`crate::mufu::ex2`]): the PREEX2 conversion of x to a truncated 7.23
+/// sign-magnitude word, then the EX2 datapath, `q = (interpolation + 0x77E2) >> 15`
+/// (SEMANTICS §2.2, §2.3 [INF]).
+#[inline(always)]
+fn ex2(l: &Luts, x: U) -> U {
+    let (sign, expo, frac) = fields(x);
+    // |x| as a 7.23 fixed-point word, truncated; zero for a zero or subnormal x. Lanes with
+    // |x| ≥ 128 are replaced below.
+    let m = eq(expo, 0).bitselect(U::ZERO, frac | 0x80_0000u32);
+    let e = s(expo) - 127;
+    let fixed = m.unbounded_shl(u(e)) | m.unbounded_shr(u(-e));
+    // A negative word becomes its ones' complement, or its two's complement when the fraction
+    // is 0: integer part −i − 1 or −i.
+    let neg = u(s(sign) >> 31);
+    let g = (fixed ^ neg) + (neg & eq(fixed & 0x7F_FFFFu32, 0) & 1);
+    let f = g & 0x7F_FFFFu32;
+    let xl = f & 0x1_FFFFu32;
+    let (p, y) = l.ex2.interpolate(f >> 17, xl, sq(xl), 0, 0x77E2);
+    let q = u(p + (y >> 9)) >> 6;
+    let r = flush((((s(g) >> 23) + 126) << 23) + s(q));
+    // |x| ≥ 128 and ±Inf: the Inf code, +Inf or +0.
+    let r = expo.simd_ge(splat(127 + 7)).bitselect(neg.bitselect(U::ZERO, splat(INF)), r);
+    is_nan(x).bitselect(splat(NAN), r)
+}
+
+/// MUFU.LG2 ([`crate::mufu::lg2`]): `r = (interpolation + 0x3345) >> 2`, log2 of the
+/// significand in units of 2^-36, plus the exponent; a negative sum is replaced by its ones'
+/// complement and the sign, then truncated to 24 bits (SEMANTICS §2.2).
+#[inline(always)]
+fn lg2(l: &Luts, x: U) -> U {
+    let (sign, expo, frac) = fields(x);
+    let xl = x & 0x1_FFFFu32;
+    let (p, y) = l.lg2.interpolate(frac >> 17, xl, sq(xl), 1, 0x3345);
+    let r = lg2_rz(p, y, s(expo) - 127);
+    let r = eq(x, ONE).bitselect(U::ZERO, r);
+    let r = eq(expo, 255).bitselect(eq(x, INF).bitselect(splat(INF), splat(NAN)), r);
+    let r = sign.simd_ne(U::ZERO).bitselect(splat(NAN), r);
+    eq(expo, 0).bitselect(splat(SIGN | INF), r)
+}
+
+/// The SIN/COS datapath on a quadrant word without special flag ([`crate::mufu::sin_fixed`]):
+/// COS reads quadrant q + 1 without the sign; an odd quadrant complements the fraction, and
+/// quadrants 2 and 3 negate. The 38-bit interpolation is normalised and truncated to 24 bits
+/// (SEMANTICS §2.2).
+#[inline(always)]
+fn sincos<const COS: bool>(l: &Luts, w: U) -> U {
+    let bit23 = u(s(w << 8) >> 31);
+    let (odd, neg) = if COS { (!bit23, ((w << 7) ^ (w << 8)) & SIGN) } else { (bit23, (w ^ (w << 7)) & SIGN) };
+    let f = (w ^ odd) & 0x7F_FFFFu32;
+    let xl = f & 0x1_FFFFu32;
+    let (p, y) = l.sin.interpolate(f >> 17, xl, sq(xl), 0, 0);
+    sin_rz(p, y) | neg
+}
+
+/// MUFU.SIN on sm_70+, of an angle `t` in turns ([`crate::mufu::sin`], SEMANTICS §2.3 [INF]).
+#[inline(always)]
+fn sin(l: &Luts, t: U) -> U {
+    let r = sincos::<false>(l, quadrant_word::<false>(t));
+    is_special(t).bitselect(splat(NAN), r)
+}
+
+/// MUFU.COS on sm_70+, of an angle `t` in turns ([`crate::mufu::cos`]).
+#[inline(always)]
+fn cos(l: &Luts, t: U) -> U {
+    let r = sincos::<true>(l, quadrant_word::<false>(t));
+    is_special(t).bitselect(splat(NAN), r)
+}
+
+/// `sin.approx{.ftz}.f32` on sm_70+: MUFU.SIN of `FMUL.RZ(x, 0x3E22F983)` (SEMANTICS §1.1).
+#[inline(always)]
+fn sin_approx(l: &Luts, x: U) -> U {
+    let r = sincos::<false>(l, quadrant_word::<true>(x));
+    is_special(x).bitselect(splat(NAN), r)
+}
+
+/// `cos.approx{.ftz}.f32` on sm_70+: MUFU.COS of `FMUL.RZ(x, 0x3E22F983)` (SEMANTICS §1.1).
+#[inline(always)]
+fn cos_approx(l: &Luts, x: U) -> U {
+    let r = sincos::<true>(l, quadrant_word::<true>(x));
+    is_special(x).bitselect(splat(NAN), r)
+}
+
+/// Lanes holding ±Inf or a NaN.
+#[inline(always)]
+fn is_special(x: U) -> U {
+    (x & INF).simd_eq(splat(INF))
+}
+
+/// Host f32 multiply by a constant, only of MUFU results, which are never subnormal: the
+/// product is then the IEEE one, rounded to nearest as the non-FTZ FMUL rounds, overflow
+/// included, whatever the host's flush-to-zero settings.
+#[inline(always)]
+fn fmul(a: U, b: f32) -> U {
+    cast(cast::<U, f32x16>(a) * f32x16::splat(b))
+}
+
+/// `x·2^-k` of a normal `x` whose product is normal, or of ±Inf: exact, as an exponent
+/// decrement, without host arithmetic (whose subnormal operands in unused lanes would be slow).
+#[inline(always)]
+fn scale_down(x: U, k: u32) -> U {
+    is_special(x).bitselect(x, x - (k << 23))
+}
+
+/// `x·2^24` for a zero or subnormal `x`, exactly and without subnormal host arithmetic: the
+/// fraction f converted to float is f·2^0, and (f·2^-149)·2^24 = f·2^-125.
+#[inline(always)]
+fn scale_up_24(x: U) -> U {
+    let frac = x & 0x7F_FFFFu32;
+    let f = u(cast(f32x16::from_i32x16(s(frac))));
+    (x & SIGN) | eq(frac, 0).bitselect(U::ZERO, f - (125 << 23))
+}
+
+/// Lanes with |x| < FLT_MIN: the zeros and subnormals.
+#[inline(always)]
+fn tiny(x: U) -> U {
+    (x & 0x7FFF_FFFFu32).simd_lt(splat(0x80_0000))
+}
+
+/// RN(r·2^k) of positive normal or zero f32 lanes `r` (squared first when `SQUARE`), for
+/// results below FLT_MIN: the exact f64 value (f32 bits → f64 bits), scaled so that the unit is
+/// the subnormal spacing 2^-149, rounded by [`f32_subnormal_rn`].
+#[inline(always)]
+fn below_flt_min_rn<const SQUARE: bool>(r: U, k: i32) -> U {
+    const LO: U = U::new([0, 16, 1, 16, 2, 16, 3, 16, 4, 16, 5, 16, 6, 16, 7, 16]);
+    const HI: U = U::new([8, 16, 9, 16, 10, 16, 11, 16, 12, 16, 13, 16, 14, 16, 15, 16]);
+    let half = |idx: U| {
+        let bits: u64x8 = cast([r, U::ZERO].shuffle(idx));
+        let wide = bits.simd_eq(u64x8::ZERO).bitselect(u64x8::ZERO, (bits << 29) + ((1023u64 - 127) << 52));
+        let v: f64x8 = cast(wide);
+        let v = if SQUARE { v * v } else { v };
+        f32_subnormal_rn(v * f64x8::splat(pow2(149 + k)))
+    };
+    narrow([half(LO), half(HI)])
+}
+
+/// `rcp.approx.f32`: `s·MUFU.RCP(x·s)` with s = 2^24 for |x| < FLT_MIN, 0.25 for
+/// |x| > 2^126, else 1 (SEMANTICS §1.1). The 0.25 branch rounds MUFU's result once more,
+/// into the subnormal range.
+#[inline(always)]
+fn rcp_approx(l: &Luts, x: U) -> U {
+    let tiny = tiny(x);
+    // 2^126 < |x| ≤ +Inf
+    let huge = ((x & 0x7FFF_FFFFu32) - 0x7E80_0001u32).simd_lt(splat(0x0100_0000));
+    let r = rcp(l, tiny.bitselect(scale_up_24(x), huge.bitselect(scale_down(x, 2), x)));
+    let quarter = below_flt_min_rn::<false>(r & 0x7FFF_FFFFu32, -2) | (r & SIGN);
+    tiny.bitselect(fmul(r, 16_777_216.0), huge.bitselect(quarter, r))
+}
+
+/// `rsqrt.approx.f32`: for |x| < FLT_MIN, `MUFU.RSQ(x·2^24)·4096` (SEMANTICS §1.1).
+#[inline(always)]
+fn rsqrt_approx(l: &Luts, x: U) -> U {
+    let tiny = tiny(x);
+    let r = rsq(l, tiny.bitselect(scale_up_24(x), x));
+    tiny.bitselect(fmul(r, 4096.0), r)
+}
+
+/// `lg2.approx.f32`: for |x| < FLT_MIN, `MUFU.LG2(x·2^24) + (−24)` (SEMANTICS §1.1).
+#[inline(always)]
+fn lg2_approx(l: &Luts, x: U) -> U {
+    let tiny = tiny(x);
+    let r = lg2(l, tiny.bitselect(scale_up_24(x), x));
+    tiny.bitselect(cast(cast::<U, f32x16>(r) + f32x16::splat(-24.0)), r)
+}
+
+/// `ex2.approx.f32` on sm_70+: for x < −126, `MUFU.EX2(x·0.5)` squared by a non-FTZ FMUL,
+/// whose result is subnormal or zero (SEMANTICS §1.1). NaN goes straight to MUFU, which gives
+/// the canonical NaN either way.
+#[inline(always)]
+fn ex2_approx(l: &Luts, x: U) -> U {
+    // −Inf ≤ x < −126: the words 0xC2FC_0001..=0xFF80_0000.
+    let low = (x - 0xC2FC_0001u32).simd_lt(splat(0xFF80_0000 - 0xC2FC_0000));
+    let r = ex2(l, low.bitselect(scale_down(x, 1), x));
+    low.bitselect(below_flt_min_rn::<true>(r, 0), r)
+}

@@ -1,0 +1,479 @@
+//! The lane arithmetic the MUFU kernels share: the SFU tables re-laid for lane-parallel
+//! lookup, the truncated squarer, the quadratic interpolation and the conversions of its
+//! fixed-point result to an f32 (SEMANTICS §2.2).
+//!
+//! Every datapath value is an integer, so nothing is approximated: the interpolation
+//! `(c0 << s0) + c1·xl + (c2·sq << s2) + k` is split into two i32 parts `p·2^9 + y` whose
+//! products are exact 16×16-bit multiply-adds (`pmaddwd`).
+//!
+//! Some steps have an AVX-512 form beside the portable one, chosen at compile time; both are
+//! exact, so the bits never depend on the build or the lane count (CI runs the equivalence
+//! tests in a baseline x86-64 build too):
+//! - table lookups: AVX-512 permutes (VBMI byte permutes for the 128-row tables), else
+//!   per-lane indexing;
+//! - the float-to-fixed conversion of SIN/COS and the final normalise-and-truncate of SIN/COS
+//!   and LG2: AVX-512 conversions with embedded round-toward-zero, `vreduceps` and
+//!   `vscalefps`, else integer shifts and exact f64 arithmetic.
+//!
+//! No host floating-point operation ever sees a subnormal operand or result
+//! (AVX-512 builds zero such lanes first where they cannot matter), so flush-to-zero settings
+//! cannot change a result and no lane takes a microcode assist.
+
+use std::sync::LazyLock;
+
+use bytemuck::cast;
+#[cfg(not(target_feature = "avx512dq"))]
+use wide::i32x8;
+use wide::{f32x16, f64x8, i16x32, i32x16, u16x32, u32x16, u64x8, ShuffleExt};
+
+use crate::mufu::{tables, Row};
+
+pub(super) type U = u32x16;
+pub(super) type I = i32x16;
+
+/// Reinterpret unsigned lanes as signed.
+#[inline(always)]
+pub(super) fn s(v: U) -> I {
+    cast(v)
+}
+
+/// Reinterpret signed lanes as unsigned.
+#[inline(always)]
+pub(super) fn u(v: I) -> U {
+    cast(v)
+}
+
+#[inline(always)]
+pub(super) fn splat(v: u32) -> U {
+    U::splat(v)
+}
+
+/// `a.lo·b.lo + a.hi·b.hi` per 32-bit lane, the 16-bit halves taken as signed (`pmaddwd`).
+#[inline(always)]
+pub(super) fn madd(a: U, b: U) -> I {
+    cast::<U, i16x32>(a).dot(cast(b))
+}
+
+/// One SFU table (SEMANTICS §2.2) as two words per row:
+/// `w0 = c0 << (s0 − 9)` and `w1 = (c1 >> 4) << 16 | (c2 & 0xFFF) << 4 | (c1 & 15)`.
+/// The low and high halves of `w1 & 0xFFFF_000F` are the two pieces of c1 that one `pmaddwd`
+/// with `[x, 16x]` recombines into c1·x; bits 4..15 hold c2. The ranges this relies on
+/// (c0 < 2^26, −2^15 ≤ c1 >> 4 < 2^15, −2^11 ≤ c2 < 2^11) are checked when the layout is built.
+pub(super) struct Coeffs<const V: usize> {
+    w0: Column<V>,
+    w1: Column<V>,
+}
+
+impl<const V: usize> Coeffs<V> {
+    fn new(rows: &[Row], s0: u32) -> Coeffs<V> {
+        let mut w0 = vec![];
+        let mut w1 = vec![];
+        for &[c0, c1, c2] in rows {
+            assert!((0..1 << 26).contains(&c0), "c0 {c0:#x} is wider than 26 bits");
+            assert!((-1 << 19..1 << 19).contains(&c1), "c1 {c1:#x} is wider than 20 bits");
+            assert!((-1 << 11..1 << 11).contains(&c2), "c2 {c2:#x} is wider than 12 bits");
+            w0.push((c0 as u32) << (s0 - 9));
+            w1.push(((c1 >> 4) as u32) << 16 | ((c2 as u32) & 0xFFF) << 4 | (c1 as u32) & 15);
+        }
+        Coeffs { w0: Column::new(&w0), w1: Column::new(&w1) }
+    }
+
+    /// The interpolation of SEMANTICS §2.2, `(c0 << s0) + c1·xl + ((c2·x2) << s2) + k`, for
+    /// the row `idx` of each lane, as `(p, y)` with value `p·2^9 + y`; `xl` has at most 17
+    /// bits, `x2 = sq(…)` at most 15. `y` is exact (|y| < 2^29). `p` is exact modulo 2^32, and
+    /// exact for the SIN and LG2 tables (0 ≤ p < 2^30), whose callers read it; the others read
+    /// only `p + (y >> 9)`, the value divided by 2^9, which lies in [0, 2^32).
+    #[inline(always)]
+    pub(super) fn interpolate(&self, idx: U, xl: U, x2: U, s2: u32, k: i32) -> (I, I) {
+        let (w0, w1) = (self.w0.get(idx), self.w1.get(idx));
+        let c1 = w1 & splat(0xFFFF_000F);
+        let c2 = u(s(w1 << 16) >> 20);
+        // xl = xh·2^9 + xlo; [x, 16x] as 16-bit halves is x | x << 20.
+        let (xh, xlo) = (xl >> 9, xl & splat(0x1FF));
+        let p = s(w0) + madd(c1, xh | xh << 20);
+        let y = madd(c1, xlo | xlo << 20) + (madd(c2, x2) << s2) + I::splat(k);
+        (p, y)
+    }
+}
+
+/// One word per table row, 16·V rows (V = 4 or 8), in vectors of 16 rows; with AVX-512 VBMI
+/// the 128-row tables also in byte planes, byte k of every row in vectors of 64.
+struct Column<const V: usize> {
+    rows: [U; V],
+    #[cfg(target_feature = "avx512vbmi")]
+    planes: [[U; 2]; 4],
+}
+
+impl<const V: usize> Column<V> {
+    fn new(words: &[u32]) -> Column<V> {
+        assert_eq!(words.len(), 16 * V);
+        Column {
+            rows: std::array::from_fn(|i| U::new(words[16 * i..][..16].try_into().unwrap())),
+            #[cfg(target_feature = "avx512vbmi")]
+            planes: std::array::from_fn(|k| {
+                std::array::from_fn(|h| {
+                    let bytes: [u8; 64] =
+                        std::array::from_fn(|i| words.get(64 * h + i).map_or(0, |w| w.to_le_bytes()[k]));
+                    cast(bytes)
+                })
+            }),
+        }
+    }
+
+    /// The word of row `idx` per lane (`idx < 16·V`). 128 rows with VBMI: the index in every
+    /// byte of its lane, then one two-table byte permute per byte of the word, each writing
+    /// only its own byte (4 permutes instead of 8 and 6 blends).
+    #[cfg(target_feature = "avx512vbmi")]
+    #[inline(always)]
+    fn get(&self, idx: U) -> U {
+        use std::arch::x86_64::*;
+        if V == 4 {
+            return self.permute(idx);
+        }
+        let p = |k: usize, h: usize| __m512i::from(self.planes[k][h]);
+        // SAFETY: the build enables AVX-512 VBMI and BW (the cfg above), and these intrinsics
+        // only compute.
+        unsafe {
+            // Byte 0 of each lane into all four of its bytes (byte shuffles stay within 16 bytes).
+            let spread = U::new(std::array::from_fn(|i| (i as u32 % 4) * 0x0404_0404));
+            let mut r = _mm512_shuffle_epi8(idx.into(), spread.into());
+            for k in 0..4 {
+                let byte_k: __mmask64 = 0x1111_1111_1111_1111 << k;
+                r = _mm512_mask2_permutex2var_epi8(p(k, 0), r, byte_k, p(k, 1));
+            }
+            r.into()
+        }
+    }
+
+    /// The word of row `idx` per lane (`idx < 16·V`).
+    #[cfg(all(target_feature = "avx512f", not(target_feature = "avx512vbmi")))]
+    #[inline(always)]
+    fn get(&self, idx: U) -> U {
+        self.permute(idx)
+    }
+
+    /// The word of row `idx` per lane (`idx < 16·V`): two-table permutes of 32 rows each and
+    /// blends on the index bits 5 and 6.
+    #[cfg(target_feature = "avx512f")]
+    #[inline(always)]
+    fn permute(&self, idx: U) -> U {
+        use std::arch::x86_64::*;
+        let t = |i: usize| __m512i::from(self.rows[i]);
+        let i = __m512i::from(idx);
+        // SAFETY: the build enables AVX-512F (the cfg above), and these intrinsics only compute.
+        unsafe {
+            let k32 = _mm512_test_epi32_mask(i, _mm512_set1_epi32(32));
+            let lo = _mm512_mask_blend_epi32(
+                k32,
+                _mm512_permutex2var_epi32(t(0), i, t(1)),
+                _mm512_permutex2var_epi32(t(2), i, t(3)),
+            );
+            if V == 4 {
+                return lo.into();
+            }
+            let hi = _mm512_mask_blend_epi32(
+                k32,
+                _mm512_permutex2var_epi32(t(4), i, t(5)),
+                _mm512_permutex2var_epi32(t(6), i, t(7)),
+            );
+            let k64 = _mm512_test_epi32_mask(i, _mm512_set1_epi32(64));
+            _mm512_mask_blend_epi32(k64, lo, hi).into()
+        }
+    }
+
+    /// The word of row `idx` per lane (`idx < 16·V`).
+    #[cfg(not(target_feature = "avx512f"))]
+    #[inline(always)]
+    fn get(&self, idx: U) -> U {
+        let i = idx.to_array().map(|i| i as usize);
+        U::new(std::array::from_fn(|l| self.rows[i[l] / 16].as_array()[i[l] % 16]))
+    }
+}
+
+/// The five SFU tables in lookup layout, each with the shift s0 of its `c0`
+/// (SEMANTICS §2.2). Built once from [`crate::mufu::tables`].
+pub(super) struct Luts {
+    pub rcp: Coeffs<8>,
+    pub rsq: Coeffs<8>,
+    pub ex2: Coeffs<4>,
+    pub lg2: Coeffs<4>,
+    pub sin: Coeffs<4>,
+}
+
+static LUTS: LazyLock<Luts> = LazyLock::new(|| {
+    let t = tables();
+    Luts {
+        rcp: Coeffs::new(&t.rcp, 13),
+        rsq: Coeffs::new(&t.rsqrt, 14),
+        ex2: Coeffs::new(&t.ex2, 13),
+        lg2: Coeffs::new(&t.lg2, 12),
+        sin: Coeffs::new(&t.sin, 11),
+    }
+});
+
+pub(super) fn luts() -> &'static Luts {
+    &LUTS
+}
+
+/// The SFU's truncated squarer `sq(v)` of a 17-bit `v` (SEMANTICS §2.2), per lane, with 7
+/// partial products instead of 17: `sq(v) = (a² >> 1) + Σ_{j=2..8} v_j·(a >> (9 − j))` with
+/// `a = v >> 9`.
+///
+/// Why: `2·sq(v) + v_0` is Σ v_i·v_j·2^(i+j−18) over the bit pairs with i + j ≥ 18
+/// (partial product i is `v >> (18 − i)`), a symmetric sum. The pairs of two bits of `a`
+/// (bits 9..16) all qualify and give a²; pairs of two bits of v[8:0] never do; the mixed pairs
+/// come twice and give the sum above. `tests::squarer_split_is_exact` checks all 2^17 inputs.
+///
+/// The seven products are summed two at a time in the 16-bit halves of each lane, from
+/// `w = v >> 1` in both halves (`a >> s` is `w >> (8 + s)`, and `v_j` is bit j − 1 of w); the
+/// low half starts at a² >> 1. Neither half exceeds 2^15 − 1 (the low one reaches 32678).
+#[inline(always)]
+pub(super) fn sq(v: U) -> U {
+    // One 32-bit constant per lane: `lo` for the low half, `hi` for the high one.
+    let halves = |lo: u32, hi: u32| cast::<U, u16x32>(splat(hi << 16 | lo));
+    let a = v >> 9;
+    let w = v >> 1;
+    let w2: u16x32 = cast(w | w << 16);
+    let mut sum: u16x32 = cast(u(madd(a, a)) >> 1);
+    for (j_lo, j_hi) in [(2, 3), (4, 5), (6, 7)] {
+        let bits = halves(1 << (j_lo - 1), 1 << (j_hi - 1));
+        sum += (w2 & bits).simd_ne(u16x32::ZERO) & (w2 >> halves(17 - j_lo, 17 - j_hi));
+    }
+    sum += (w2 & halves(1 << 7, 0)).simd_ne(u16x32::ZERO) & (w2 >> halves(9, 0));
+    u(madd(cast(sum), splat(0x0001_0001)))
+}
+
+/// Lanes of `x` with a magnitude below 2^-27 replaced by a signed zero. Host floating-point
+/// arithmetic on subnormals is slow (microcode assists) and depends on the flush-to-zero
+/// settings, so every lane that host arithmetic sees is first made normal, zero, infinite or
+/// NaN this way, where such tiny values cannot change the result.
+#[cfg(target_feature = "avx512dq")]
+#[inline(always)]
+fn zero_tiny(x: U) -> U {
+    (x & 0x7F80_0000u32).simd_lt(splat(100 << 23)).bitselect(x & 0x8000_0000u32, x)
+}
+
+/// The sm_70+ quadrant word of an angle in turns (SEMANTICS §2.3 [INF],
+/// `turns_to_quadrant_word` in [`crate::mufu::sincos`]): the sign of the angle at bit 31 and
+/// its magnitude times 4, truncated to 23 fraction bits, mod 4; 0 for a zero or subnormal
+/// angle; unspecified for NaN and ±Inf. The angle is `x` itself, or with `FMUL` the
+/// `FMUL.RZ(x, 0x3E22F983)` (not FTZ) that ptxas puts before MUFU.SIN/COS (SEMANTICS §1.1).
+///
+/// AVX-512: the FMUL is the host multiply with embedded round-toward-zero (the IEEE product
+/// rounded toward zero, whatever the host's rounding mode), and the word is
+/// `⌊frac(|t|)·2^25⌋` with `frac` the exact `vreduceps` (truncating, no fraction bits kept).
+/// Angles below 2^-27, whose word is 0, are zeroed first (see [`zero_tiny`]); the product of
+/// a larger x is normal.
+#[cfg(target_feature = "avx512dq")]
+#[inline(always)]
+pub(super) fn quadrant_word<const FMUL: bool>(x: U) -> U {
+    use std::arch::x86_64::*;
+    const RZ: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+    const FRAC: i32 = 0x08 | 0x03;
+    let t = __m512::from(cast::<U, f32x16>(zero_tiny(x)));
+    // SAFETY: the build enables AVX-512 (the cfg above), and these intrinsics only compute.
+    let w = unsafe {
+        let t = if FMUL { _mm512_mul_round_ps::<RZ>(t, _mm512_set1_ps(f32::from_bits(0x3E22_F983))) } else { t };
+        let frac = _mm512_reduce_ps::<FRAC>(_mm512_abs_ps(t));
+        _mm512_cvttps_epi32(_mm512_mul_ps(frac, _mm512_set1_ps(33_554_432.0)))
+    };
+    (x & 0x8000_0000u32) | U::from(w)
+}
+
+/// The quadrant word as in the AVX-512 version, in integers: the FMUL as the significand
+/// product `m·0xA2F983` (48 bits) truncated to 24 bits from three 12×12-bit products, then
+/// the significand shifted by e + 2, truncating on either side, masked to 25 bits.
+#[cfg(not(target_feature = "avx512dq"))]
+#[inline(always)]
+pub(super) fn quadrant_word<const FMUL: bool>(x: U) -> U {
+    let expo = x >> 23 & 0xFFu32;
+    let m = (x & 0x7F_FFFFu32) | 0x80_0000u32;
+    let (m, biased) = if FMUL {
+        const C_HI: u32 = 0xA2F;
+        const C_LO: u32 = 0x983;
+        let (mh, ml) = (m >> 12, m & 0xFFFu32);
+        let hh = madd(mh, splat(C_HI));
+        let mid = madd(ml | mh << 16, splat(C_LO << 16 | C_HI));
+        let ll = madd(ml, splat(C_LO));
+        // ⌊m·C / 2^23⌋ = 2·hh + ⌊(mid + ⌊ll / 2^12⌋) / 2^11⌋, in [2^23, 2^25); the exponent
+        // of t is e_x + (124 − 127), plus the carry. A subnormal t is flushed.
+        let p = u(hh << 1) + (u(mid + (ll >> 12)) >> 11);
+        let carry = p >> 24;
+        (p >> carry, s(expo) - 3 + s(carry))
+    } else {
+        (m, s(expo))
+    };
+    let m = u(biased.simd_gt(I::ZERO)).bitselect(m, U::ZERO);
+    let shift = biased - 125;
+    (x & 0x8000_0000u32) | ((m.unbounded_shl(u(shift)) | m.unbounded_shr(u(-shift))) & 0x1FF_FFFFu32)
+}
+
+/// The SIN/COS result `RZ24(acc·2^-37)` of the interpolation `acc = p·2^9 + y`,
+/// 0 ≤ acc < 2^38: normalised and truncated to 24 bits (SEMANTICS §2.2), as f32 bits.
+///
+/// AVX-512: `acc` or, when it needs more than 32 bits, `⌊acc / 2^9⌋` (whose truncation then
+/// drops only bits the result drops too), converted with embedded round-toward-zero and
+/// scaled back exactly by `vscalefps`.
+#[cfg(target_feature = "avx512dq")]
+#[inline(always)]
+pub(super) fn sin_rz(p: I, y: I) -> U {
+    use std::arch::x86_64::*;
+    const RZ: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+    let hi: I = p + (y >> 9);
+    let wide = hi.simd_ge(I::splat(1 << 23));
+    let n = u(wide).bitselect(u(hi), u((p << 9) + y));
+    let scale = cast::<I, f32x16>(wide).bitselect(f32x16::splat(-28.0), f32x16::splat(-37.0));
+    // SAFETY: the build enables AVX-512 (the cfg above), and these intrinsics only compute.
+    let r = unsafe { _mm512_scalef_ps(_mm512_cvt_roundepu32_ps::<RZ>(n.into()), scale.into()) };
+    cast(f32x16::from(r))
+}
+
+/// The SIN/COS result as in the AVX-512 version: `acc·2^-37` exact in f64, truncated.
+#[cfg(not(target_feature = "avx512dq"))]
+#[inline(always)]
+pub(super) fn sin_rz(p: I, y: I) -> U {
+    let v = f64_sum(p, 9 - 37, y, -37);
+    narrow([f32_rz(v[0]), f32_rz(v[1])])
+}
+
+/// The LG2 result (SEMANTICS §2.2): with `r = (p·2^9 + y) >> 2`, log2 of the significand in
+/// units of 2^-36 (`y` includes the rounding constant), and `e` the unbiased exponent, the sum
+/// `R = e·2^36 + r`; a negative R becomes its ones' complement and the sign; then
+/// `RZ24(|R|·2^-36)` as f32 bits.
+///
+/// AVX-512: `|R|`, or `|R| >> 4` or `|R| >> 12` when it needs more than 32 bits (the dropped
+/// bits lie below the 24 the result keeps), converted with embedded round-toward-zero and
+/// scaled back exactly by `vscalefps`.
+#[cfg(target_feature = "avx512dq")]
+#[inline(always)]
+pub(super) fn lg2_rz(p: I, y: I, e: I) -> U {
+    use std::arch::x86_64::*;
+    const RZ: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+    // r = hi·2^7 + lo with hi < 2^29.
+    let hi = u(p + (y >> 9));
+    let lo = u(y >> 2) & 127u32;
+    // R < 0 exactly when e < 0; then !R = (−e − 1)·2^36 + (2^36 − 1 − r).
+    let neg = u(e >> 31);
+    let (e, hi, lo) = (u(e) ^ neg, hi ^ (neg & 0x1FFF_FFFFu32), lo ^ (neg & 127u32));
+    let big = u(s(e).simd_gt(I::ZERO));
+    let mid = hi.simd_ge(splat(1 << 25));
+    let n = big.bitselect((e << 24) + (hi >> 5), mid.bitselect(hi << 3 | lo >> 4, hi << 7 | lo));
+    let scale =
+        cast::<U, f32x16>(big.bitselect(
+            cast(f32x16::splat(-24.0)),
+            mid.bitselect(cast(f32x16::splat(-32.0)), cast(f32x16::splat(-36.0))),
+        ));
+    // SAFETY: the build enables AVX-512 (the cfg above), and these intrinsics only compute.
+    let r = unsafe { _mm512_scalef_ps(_mm512_cvt_roundepu32_ps::<RZ>(n.into()), scale.into()) };
+    cast::<f32x16, U>(f32x16::from(r)) | (neg & 0x8000_0000u32)
+}
+
+/// The LG2 result as in the AVX-512 version: `R·2^-36` exact in f64 (|R| < 2^43), complemented
+/// and truncated there.
+#[cfg(not(target_feature = "avx512dq"))]
+#[inline(always)]
+pub(super) fn lg2_rz(p: I, y: I, e: I) -> U {
+    let v = f64_sum(p, -29, y >> 2, -36);
+    let e = f64_halves(e);
+    let half = |h: usize| {
+        let v = v[h] + e[h];
+        let neg = v.simd_lt(f64x8::ZERO);
+        let mag = neg.bitselect(-v - f64x8::splat(pow2(-36)), v);
+        f32_rz(mag) | (cast::<f64x8, u64x8>(neg) & 0x8000_0000u64)
+    };
+    narrow([half(0), half(1)])
+}
+
+/// Exact `hi·2^a + lo·2^b` of i32 lanes, as two halves of f64 lanes (the sum must fit 53
+/// bits).
+#[cfg(not(target_feature = "avx512dq"))]
+#[inline(always)]
+pub(super) fn f64_sum(hi: I, a: i32, lo: I, b: i32) -> [f64x8; 2] {
+    let [h0, h1]: [i32x8; 2] = cast(hi);
+    let [l0, l1]: [i32x8; 2] = cast(lo);
+    let (sa, sb) = (f64x8::splat(pow2(a)), f64x8::splat(pow2(b)));
+    [f64x8::from_i32x8(h0) * sa + f64x8::from_i32x8(l0) * sb, f64x8::from_i32x8(h1) * sa + f64x8::from_i32x8(l1) * sb]
+}
+
+/// 2^e as an f64 (normal range).
+pub(super) fn pow2(e: i32) -> f64 {
+    f64::from_bits(((1023 + e) as u64) << 52)
+}
+
+/// The f32 bits of each f64 lane truncated toward zero to 24 bits; the lanes must be +0 or
+/// positive with a normal f32 result. Truncating the f64 fraction to its top 23 bits is the
+/// `>> 14`/`>> 19` truncation of the SIN/COS and LG2 datapaths (SEMANTICS §2.2).
+#[cfg(not(target_feature = "avx512dq"))]
+#[inline(always)]
+pub(super) fn f32_rz(v: f64x8) -> u64x8 {
+    let bits: u64x8 = cast(v);
+    let f32_bits = (bits >> 29) - u64x8::splat((1023 - 127) << 23);
+    bits.simd_eq(u64x8::ZERO).bitselect(u64x8::ZERO, f32_bits)
+}
+
+/// The f32 bits of `k·2^-149` rounded to nearest, ties to even, for f64 lanes `0 ≤ k < 2^23`
+/// (a value below FLT_MIN in units of the subnormal spacing): the subnormal f32, or FLT_MIN
+/// when k rounds up to 2^23. One f64 addition of 1.5·2^52 does the rounding; every operand is
+/// a normal f64, so the host's flush-to-zero settings cannot interfere.
+#[inline(always)]
+pub(super) fn f32_subnormal_rn(k: f64x8) -> u64x8 {
+    let magic = f64x8::splat(1.5 * pow2(52));
+    cast::<f64x8, u64x8>(k + magic) - cast::<f64x8, u64x8>(magic)
+}
+
+/// The low 32 bits of sixteen u64 lanes, in order.
+#[inline(always)]
+pub(super) fn narrow(v: [u64x8; 2]) -> U {
+    const EVEN: U = U::new([0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30]);
+    [cast::<u64x8, U>(v[0]), cast(v[1])].shuffle(EVEN)
+}
+
+/// The i32 lanes as two halves of f64 lanes.
+#[cfg(not(target_feature = "avx512dq"))]
+#[inline(always)]
+pub(super) fn f64_halves(v: I) -> [f64x8; 2] {
+    let [a, b]: [i32x8; 2] = cast(v);
+    [f64x8::from_i32x8(a), f64x8::from_i32x8(b)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The squarer's split form against [`crate::mufu::sq`] on all 2^17 inputs.
+    #[test]
+    fn squarer_split_is_exact() {
+        for base in (0..1u32 << 17).step_by(16) {
+            let v = U::new(std::array::from_fn(|i| base + i as u32));
+            let got = super::sq(v).to_array();
+            for (i, g) in got.into_iter().enumerate() {
+                assert_eq!(g, crate::mufu::sq(base + i as u32), "sq({:#x})", base + i as u32);
+            }
+        }
+    }
+
+    #[test]
+    fn lookups_read_every_row() {
+        let l = luts();
+        let t = tables();
+        fn check<const V: usize>(coeffs: &Coeffs<V>, rows: &[Row], s0: u32) {
+            for base in (0..16 * V).step_by(16) {
+                // Rows in reverse order within each vector, so that no lane reads its own row.
+                let idx = U::new(std::array::from_fn(|i| (base + 15 - i) as u32));
+                let (w0, w1) = (coeffs.w0.get(idx).to_array(), coeffs.w1.get(idx).to_array());
+                for i in 0..16 {
+                    let [c0, c1, c2] = rows[base + 15 - i];
+                    assert_eq!(w0[i], (c0 as u32) << (s0 - 9));
+                    assert_eq!((w1[i] as i32) >> 16, c1 >> 4);
+                    assert_eq!(((w1[i] << 16) as i32) >> 20, c2);
+                    assert_eq!(w1[i] & 15, c1 as u32 & 15);
+                }
+            }
+        }
+        check(&l.rcp, &t.rcp, 13);
+        check(&l.rsq, &t.rsqrt, 14);
+        check(&l.ex2, &t.ex2, 13);
+        check(&l.lg2, &t.lg2, 12);
+        check(&l.sin, &t.sin, 11);
+    }
+}

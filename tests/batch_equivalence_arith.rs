@@ -1,0 +1,304 @@
+//! The exact-arithmetic kernels (src/kernels/exact.rs and half.rs) against the scalar
+//! definitions: `eval_batch` and `eval_unchecked` on the same operands, bit for bit.
+//!
+//! Default tier: every catalog spelling of `add`, `sub`, `mul`, `fma` and `mad` on f32, f32x2,
+//! f16, f16x2, bf16 and bf16x2 must be vectorized, and each family (add/sub, mul, fma/mad) ×
+//! format (f32, f16, bf16) gets at least 10^7 operand words of edge-biased random operands
+//! (tests/common: subnormals, the smallest normal, overflow, signed zeros, infinities, NaNs
+//! with payloads, ties, cancellation; here also exact results next to the smallest normal,
+//! where `.ftz` tininess is decided, and the canonical NaN, which `.oob` looks for), shared
+//! equally among its spellings. A packed word carries an independent case in each element.
+//!
+//! Exhaustive tier (`--include-ignored`): all 2^32 operand pairs of `add.rn.f16x2`,
+//! `mul.rn.ftz.f16x2` (tininess after rounding on every product near 2^-14) and
+//! `mul.rn.bf16x2`, element 0 and element 1 of a word carrying different pairs. The scalar
+//! side costs about 50 ns per pair, so each spelling takes one to two minutes on two cores;
+//! `sub` and the bf16 sum share these kernels' code and are covered by the default tier.
+
+mod common;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use common::{ap_div, pair, seed, triple, Kind, Layout, Rng};
+use ptxfp::ptx::{catalog, KNOWN_SM};
+use ptxfp::{Format, Instr, Opcode, Rounding, Target, Word};
+#[cfg(feature = "exhaustive-kernels")]
+use ptxfp::Type;
+use rayon::prelude::*;
+
+/// Operand words per family × format in the default tier.
+const CASES: u64 = 10_000_000;
+
+/// Words per batch: not a multiple of any SIMD width, so the kernels' padded tail runs too.
+const BLOCK: usize = (1 << 14) + 13;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Family {
+    AddSub,
+    Mul,
+    Fma,
+}
+
+fn family_of(op: Opcode) -> Option<Family> {
+    match op {
+        Opcode::Add | Opcode::Sub => Some(Family::AddSub),
+        Opcode::Mul => Some(Family::Mul),
+        Opcode::Fma | Opcode::Mad => Some(Family::Fma),
+        _ => None,
+    }
+}
+
+/// A target that has the instruction (the lowest known one at or above its min_sm).
+fn target(min_sm: u32) -> Target {
+    let sm = KNOWN_SM.iter().copied().find(|&sm| sm >= min_sm).unwrap();
+    Target::new(sm).unwrap()
+}
+
+/// The catalog spellings of `family` on the types of `fmt`, with a target that has each.
+fn spellings(family: Family, fmt: Format) -> Vec<(Instr, Target)> {
+    let mut out: Vec<(Instr, Target)> = catalog::entries()
+        .iter()
+        .filter(|e| family_of(e.instr.opcode()) == Some(family) && e.instr.ty().scalar() == fmt)
+        .map(|e| (e.instr, target(e.min_sm)))
+        .collect();
+    out.dedup_by_key(|(i, _)| *i);
+    out
+}
+
+/// Operands whose exact `a·b + c` (c = 0 for `mul`) lies within a few units of the smallest
+/// normal, either sign: where `.ftz` decides tininess after rounding with an unbounded
+/// exponent (SEMANTICS §5). `a·b` is aimed at (m + 1)·2^emin and `c` is −m·2^emin; half of
+/// the time `a` is a power of two, so that the product hits the aim exactly.
+fn near_min_normal(rng: &mut Rng, l: Layout, with_addend: bool) -> [u64; 3] {
+    let m = if with_addend { rng.below(4) } else { 0 };
+    let neg = rng.coin();
+    let aim = l.with_sign(l.nudge((m + 1) * l.min_normal(), rng.range(-2, 2)), neg);
+    let e = rng.range(-12, 12) as i32;
+    let a = if rng.coin() { l.encode(rng.coin(), 1, e).unwrap() } else { l.at_exp(rng.coin(), e, rng) };
+    let b = l.nudge(ap_div(l.fmt, aim, a, Rounding::Rn), rng.range(-2, 2));
+    let c = l.with_sign(m * l.min_normal(), !neg);
+    [a, b, if with_addend { c } else { 0 }]
+}
+
+/// One element's operands for `instr`, edge-biased; now and then the canonical NaN.
+fn element(instr: &Instr, l: Layout, rng: &mut Rng) -> [u64; 3] {
+    let opcode = instr.opcode();
+    if matches!(opcode, Opcode::Mul | Opcode::Fma | Opcode::Mad) && rng.below(8) == 0 {
+        return near_min_normal(rng, l, opcode != Opcode::Mul);
+    }
+    let mut ops = match opcode {
+        Opcode::Add => {
+            let (a, b) = pair(rng, l, Kind::Add);
+            [a, b, 0]
+        }
+        Opcode::Sub => {
+            let (a, b) = pair(rng, l, Kind::Sub);
+            [a, b, 0]
+        }
+        Opcode::Mul => {
+            let (a, b) = pair(rng, l, Kind::Mul);
+            [a, b, 0]
+        }
+        _ => {
+            let (a, b, c) = triple(rng, l);
+            [a, b, c]
+        }
+    };
+    if rng.below(32) == 0 {
+        ops[rng.below(instr.operand_counts()[0] as u64) as usize] = l.canonical_nan().unwrap();
+    }
+    ops
+}
+
+/// A mismatch report: the instruction, the operand words, the kernel's word and the scalar
+/// definition's.
+fn report(instr: &Instr, ops: &[u64], got: u64, want: u64) -> String {
+    let digits = (instr.ty().bits() / 4) as usize;
+    let hex = |x: u64| format!("{x:#0w$x}", w = digits + 2);
+    let ops: Vec<String> = ops.iter().map(|&x| hex(x)).collect();
+    format!("{instr} [{}]: kernel {} scalar {}", ops.join(", "), hex(got), hex(want))
+}
+
+/// Evaluate `srcs` (words in u64) through `eval_batch` with words of type `W`.
+fn batch<W: Word>(instr: &Instr, target: Target, srcs: &[Vec<u64>]) -> Vec<u64> {
+    let typed: Vec<Vec<W>> = srcs.iter().map(|s| s.iter().map(|&x| W::from_u64(x)).collect()).collect();
+    let refs: Vec<&[W]> = typed.iter().map(Vec::as_slice).collect();
+    let mut out = vec![W::from_u64(0); srcs[0].len()];
+    instr.eval_batch(target, &refs, &mut out).unwrap();
+    out.into_iter().map(W::to_u64).collect()
+}
+
+fn batch_any(instr: &Instr, target: Target, srcs: &[Vec<u64>]) -> Vec<u64> {
+    match instr.ty().bits() {
+        16 => batch::<u16>(instr, target, srcs),
+        32 => batch::<u32>(instr, target, srcs),
+        _ => batch::<u64>(instr, target, srcs),
+    }
+}
+
+/// Compare the kernel with the scalar definition on `srcs`; return the number of mismatches
+/// and up to 10 reports.
+fn compare(instr: &Instr, target: Target, srcs: &[Vec<u64>]) -> (u64, Vec<String>) {
+    let got = batch_any(instr, target, srcs);
+    let mut failed = 0;
+    let mut examples = Vec::new();
+    let mut ops = [0u64; 3];
+    for (i, &g) in got.iter().enumerate() {
+        for (op, src) in ops.iter_mut().zip(srcs) {
+            *op = src[i];
+        }
+        let want = instr.eval_unchecked(target, &ops[..srcs.len()]);
+        if g != want {
+            failed += 1;
+            if examples.len() < 10 {
+                examples.push(report(instr, &ops[..srcs.len()], g, want));
+            }
+        }
+    }
+    (failed, examples)
+}
+
+/// `words` random words for each spelling of `family` × `fmt`, in parallel blocks.
+fn random_tier(family: Family, fmt: Format) {
+    let start = Instant::now();
+    let spellings = spellings(family, fmt);
+    assert!(!spellings.is_empty());
+    for (instr, target) in &spellings {
+        assert!(instr.is_vectorized(*target), "{instr} has no SIMD kernel");
+    }
+    let words = CASES.div_ceil(spellings.len() as u64);
+    let l = Layout::of(fmt);
+    let blocks = words.div_ceil(BLOCK as u64);
+    let failed = AtomicU64::new(0);
+    let examples = Mutex::new(Vec::new());
+    spellings.par_iter().for_each(|(instr, target)| {
+        let name = instr.to_string();
+        let n = instr.operand_counts()[0];
+        (0..blocks).into_par_iter().for_each(|block| {
+            let mut rng = Rng::new(seed(&name, block));
+            let len = BLOCK.min((words - block * BLOCK as u64) as usize);
+            let mut srcs = vec![vec![0u64; len]; n];
+            for i in 0..len {
+                for lane in 0..instr.ty().lanes() {
+                    let ops = element(instr, l, &mut rng);
+                    for (src, op) in srcs.iter_mut().zip(ops) {
+                        src[i] |= op << (lane * fmt.bits());
+                    }
+                }
+            }
+            let (f, ex) = compare(instr, *target, &srcs);
+            failed.fetch_add(f, Ordering::Relaxed);
+            examples.lock().unwrap().extend(ex);
+        });
+    });
+    let failed = failed.into_inner();
+    let total = words * spellings.len() as u64;
+    eprintln!(
+        "{family:?} {}: {} spellings, {total} words, {failed} mismatches, {:.2?}",
+        fmt.name(),
+        spellings.len(),
+        start.elapsed()
+    );
+    let mut examples = examples.into_inner().unwrap();
+    examples.truncate(10);
+    assert!(failed == 0, "{failed} of {total} words differ:\n{}", examples.join("\n"));
+}
+
+#[test]
+fn add_sub_f32() {
+    random_tier(Family::AddSub, Format::F32);
+}
+
+#[test]
+fn mul_f32() {
+    random_tier(Family::Mul, Format::F32);
+}
+
+#[test]
+fn fma_mad_f32() {
+    random_tier(Family::Fma, Format::F32);
+}
+
+#[test]
+fn add_sub_f16() {
+    random_tier(Family::AddSub, Format::F16);
+}
+
+#[test]
+fn mul_f16() {
+    random_tier(Family::Mul, Format::F16);
+}
+
+#[test]
+fn fma_f16() {
+    random_tier(Family::Fma, Format::F16);
+}
+
+#[test]
+fn add_sub_bf16() {
+    random_tier(Family::AddSub, Format::BF16);
+}
+
+#[test]
+fn mul_bf16() {
+    random_tier(Family::Mul, Format::BF16);
+}
+
+#[test]
+fn fma_bf16() {
+    random_tier(Family::Fma, Format::BF16);
+}
+
+/// Every pair of 16-bit operands: word `i < 2^31` carries pair `i` in element 0 and pair
+/// `i + 2^31` in element 1 (pair `j` is `a = j >> 16`, `b = j & 0xFFFF`).
+#[cfg(feature = "exhaustive-kernels")]
+fn exhaustive(spelling: &str) {
+    let instr: Instr = spelling.parse().unwrap();
+    assert!(matches!(instr.ty(), Type::F16x2 | Type::BF16x2));
+    let target = Target::DEFAULT;
+    assert!(instr.is_vectorized(target), "{instr} has no SIMD kernel");
+    let start = Instant::now();
+    const WORDS: u64 = 1 << 31;
+    const LEN: u64 = 1 << 16;
+    let failed = AtomicU64::new(0);
+    let examples = Mutex::new(Vec::new());
+    (0..WORDS / LEN).into_par_iter().for_each(|block| {
+        let (a, b): (Vec<u64>, Vec<u64>) = (block * LEN..(block + 1) * LEN)
+            .map(|i| {
+                let j = i + WORDS;
+                ((i >> 16) | (j >> 16) << 16, (i & 0xFFFF) | (j & 0xFFFF) << 16)
+            })
+            .unzip();
+        let (f, ex) = compare(&instr, target, &[a, b]);
+        failed.fetch_add(f, Ordering::Relaxed);
+        examples.lock().unwrap().extend(ex);
+    });
+    let failed = failed.into_inner();
+    eprintln!("{spelling}: all 2^32 pairs, {failed} mismatches, {:.2?}", start.elapsed());
+    let mut examples = examples.into_inner().unwrap();
+    examples.truncate(10);
+    assert!(failed == 0, "{failed} pairs differ:\n{}", examples.join("\n"));
+}
+
+#[test]
+#[cfg(feature = "exhaustive-kernels")]
+#[ignore = "kernel exhaustive tier: cargo test --features exhaustive-kernels -- --include-ignored"]
+fn exhaustive_add_rn_f16x2() {
+    exhaustive("add.rn.f16x2");
+}
+
+#[test]
+#[cfg(feature = "exhaustive-kernels")]
+#[ignore = "kernel exhaustive tier: cargo test --features exhaustive-kernels -- --include-ignored"]
+fn exhaustive_mul_rn_ftz_f16x2() {
+    exhaustive("mul.rn.ftz.f16x2");
+}
+
+#[test]
+#[cfg(feature = "exhaustive-kernels")]
+#[ignore = "kernel exhaustive tier: cargo test --features exhaustive-kernels -- --include-ignored"]
+fn exhaustive_mul_rn_bf16x2() {
+    exhaustive("mul.rn.bf16x2");
+}

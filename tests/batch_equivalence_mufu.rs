@@ -1,0 +1,203 @@
+//! The MUFU-backed f32 kernels (src/kernels/mufu_f32.rs) against the scalar definitions:
+//! `eval_batch` and `eval_unchecked` on the same inputs, bit for bit, for every spelling the
+//! kernels cover: `rcp`, `rsqrt`, `lg2`, `ex2`, `sin`, `cos` `.approx{.ftz}.f32` and
+//! `MUFU.RCP/RSQ/LG2/EX2/SIN/COS{.SAT}`.
+//!
+//! Default tier: each spelling on sm_90 on the same 12.6 million inputs: a strided walk over
+//! all 2^32 patterns, every 7th subnormal of either sign, and edge cases (every exponent with
+//! fractions at the table-row and datapath boundaries, both signs, and the neighbours of the
+//! scaling thresholds). The spellings whose lowering does not depend on the target also run on
+//! sm_52 (an eighth of the inputs); the others must have no kernel there (RRO lowering).
+//!
+//! Exhaustive tier (`--include-ignored`): all 2^32 inputs of each spelling on sm_90, one test
+//! per spelling. The scalar side dominates (15–45 ns per input in a release build, about ten
+//! times more under the test profile's overflow checks), so run it as
+//! `cargo test --release --test batch_equivalence_mufu -- --include-ignored`: about one to two
+//! minutes per spelling on two cores.
+
+#[cfg(feature = "exhaustive-kernels")]
+use std::time::Instant;
+
+use ptxfp::{Instr, Target};
+use rayon::prelude::*;
+
+/// Every spelling with a kernel on sm_70 and later.
+const SPELLINGS: [&str; 24] = [
+    "rcp.approx.ftz.f32",
+    "rcp.approx.f32",
+    "rsqrt.approx.ftz.f32",
+    "rsqrt.approx.f32",
+    "lg2.approx.ftz.f32",
+    "lg2.approx.f32",
+    "ex2.approx.ftz.f32",
+    "ex2.approx.f32",
+    "sin.approx.ftz.f32",
+    "sin.approx.f32",
+    "cos.approx.ftz.f32",
+    "cos.approx.f32",
+    "MUFU.RCP",
+    "MUFU.RCP.SAT",
+    "MUFU.RSQ",
+    "MUFU.RSQ.SAT",
+    "MUFU.LG2",
+    "MUFU.LG2.SAT",
+    "MUFU.EX2",
+    "MUFU.EX2.SAT",
+    "MUFU.SIN",
+    "MUFU.SIN.SAT",
+    "MUFU.COS",
+    "MUFU.COS.SAT",
+];
+
+/// The spellings whose sm_5x/6x lowering goes through RRO (SEMANTICS §1.2): no kernel there.
+fn uses_rro(spelling: &str) -> bool {
+    ["ex2", "sin", "cos", "MUFU.EX2", "MUFU.SIN", "MUFU.COS"].iter().any(|p| spelling.starts_with(p))
+}
+
+/// Words per batch: not a multiple of 16, so the kernels' padded tail runs too.
+const BLOCK: usize = (1 << 16) + 5;
+
+/// The default-tier inputs.
+fn inputs() -> Vec<u32> {
+    // Stride 421 (prime) over all 2^32 patterns: 10.2 million words.
+    let mut v: Vec<u32> = (0..(1u64 << 32).div_ceil(421)).map(|i| (i * 421) as u32).collect();
+    // Every 7th subnormal of either sign: 2.4 million words.
+    v.extend((1..1u32 << 23).step_by(7).flat_map(|f| [f, f | 0x8000_0000]));
+    // Every exponent with fractions at the row boundaries of the 64- and 128-row tables and
+    // at the ends of the fraction range.
+    let fracs = [
+        0, 1, 2, 3, 0x7FFF, 0x8000, 0xFFFF, 0x1_0000, 0x1_0001, 0x1_FFFF, 0x2_0000, 0x2_0001, 0x3F_FFFF, 0x40_0000,
+        0x40_0001, 0x55_5555, 0x2A_AAAA, 0x7F_FFFD, 0x7F_FFFE, 0x7F_FFFF,
+    ];
+    for sign in [0, 0x8000_0000] {
+        for e in 0..256u32 {
+            for f in fracs {
+                v.push(sign | e << 23 | f);
+            }
+        }
+    }
+    // Boundaries of the scaling branches (FLT_MIN, 2^126, −126) and of EX2's Inf code (128),
+    // with their neighbours.
+    for x in [0x0080_0000u32, 0x7E80_0000, 0xC2FC_0000, 0x4300_0000, 0xC300_0000, 0x3F80_0000] {
+        for d in 0..8 {
+            v.extend([x.wrapping_add(d), x.wrapping_sub(d), x ^ 0x8000_0000]);
+        }
+    }
+    v
+}
+
+/// Compare `instr` on `target` over `xs`: kernel (`eval_batch`) against scalar
+/// (`eval_unchecked`). Panics naming the instruction and the first mismatching inputs.
+fn check(spelling: &str, target: Target, xs: &[u32]) {
+    let instr: Instr = spelling.parse().unwrap();
+    assert!(instr.is_vectorized(target), "{spelling} has no kernel on {target}");
+    let mismatches: Vec<(u32, u32, u32)> = xs
+        .par_chunks(BLOCK)
+        .flat_map_iter(|chunk| {
+            let mut out = vec![0u32; chunk.len()];
+            instr.eval_batch(target, &[chunk], &mut out).unwrap();
+            chunk
+                .iter()
+                .zip(out)
+                .filter_map(|(&x, got)| {
+                    let want = instr.eval_unchecked(target, &[u64::from(x)]) as u32;
+                    (got != want).then_some((x, got, want))
+                })
+                .take(4)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    if !mismatches.is_empty() {
+        let lines: Vec<String> = mismatches
+            .iter()
+            .take(8)
+            .map(|(x, got, want)| format!("  input {x:#010x}: kernel {got:#010x}, scalar {want:#010x}"))
+            .collect();
+        panic!(
+            "{spelling} on {target}: kernel and scalar definition differ ({} or more inputs):\n{}",
+            mismatches.len(),
+            lines.join("\n")
+        );
+    }
+}
+
+#[test]
+fn kernels_match_scalar_on_sm_90() {
+    let xs = inputs();
+    assert!(xs.len() >= 10_000_000);
+    for spelling in SPELLINGS {
+        check(spelling, Target::DEFAULT, &xs);
+    }
+}
+
+#[test]
+fn target_independent_kernels_match_scalar_on_sm_52() {
+    let xs: Vec<u32> = inputs().into_iter().step_by(8).collect();
+    let sm52 = Target::new(52).unwrap();
+    for spelling in SPELLINGS {
+        let instr: Instr = spelling.parse().unwrap();
+        if uses_rro(spelling) {
+            assert!(!instr.is_vectorized(sm52), "{spelling} must run its RRO lowering on sm_52");
+        } else {
+            check(spelling, sm52, &xs);
+        }
+    }
+}
+
+/// All 2^32 inputs of `spelling` on sm_90, in blocks of 2^24; prints the wall time.
+#[cfg(feature = "exhaustive-kernels")]
+fn exhaustive(spelling: &str) {
+    let start = Instant::now();
+    for block in 0..256u32 {
+        let xs: Vec<u32> = (0..1u32 << 24).map(|i| block << 24 | i).collect();
+        check(spelling, Target::DEFAULT, &xs);
+    }
+    eprintln!("{spelling}: all 2^32 inputs in {:.1} s", start.elapsed().as_secs_f64());
+}
+
+macro_rules! exhaustive_tests {
+    ($($name:ident: $spelling:literal,)*) => {$(
+        #[test]
+        #[cfg(feature = "exhaustive-kernels")]
+        #[ignore = "kernel exhaustive tier: cargo test --features exhaustive-kernels -- --include-ignored"]
+        fn $name() {
+            exhaustive($spelling);
+        }
+    )*
+        #[test]
+        fn exhaustive_tier_covers_every_spelling() {
+            let mut covered = vec![$($spelling),*];
+            let mut all = SPELLINGS.to_vec();
+            covered.sort_unstable();
+            all.sort_unstable();
+            assert_eq!(covered, all);
+        }
+    };
+}
+
+exhaustive_tests! {
+    exhaustive_rcp_approx_ftz_f32: "rcp.approx.ftz.f32",
+    exhaustive_rcp_approx_f32: "rcp.approx.f32",
+    exhaustive_rsqrt_approx_ftz_f32: "rsqrt.approx.ftz.f32",
+    exhaustive_rsqrt_approx_f32: "rsqrt.approx.f32",
+    exhaustive_lg2_approx_ftz_f32: "lg2.approx.ftz.f32",
+    exhaustive_lg2_approx_f32: "lg2.approx.f32",
+    exhaustive_ex2_approx_ftz_f32: "ex2.approx.ftz.f32",
+    exhaustive_ex2_approx_f32: "ex2.approx.f32",
+    exhaustive_sin_approx_ftz_f32: "sin.approx.ftz.f32",
+    exhaustive_sin_approx_f32: "sin.approx.f32",
+    exhaustive_cos_approx_ftz_f32: "cos.approx.ftz.f32",
+    exhaustive_cos_approx_f32: "cos.approx.f32",
+    exhaustive_mufu_rcp: "MUFU.RCP",
+    exhaustive_mufu_rcp_sat: "MUFU.RCP.SAT",
+    exhaustive_mufu_rsq: "MUFU.RSQ",
+    exhaustive_mufu_rsq_sat: "MUFU.RSQ.SAT",
+    exhaustive_mufu_lg2: "MUFU.LG2",
+    exhaustive_mufu_lg2_sat: "MUFU.LG2.SAT",
+    exhaustive_mufu_ex2: "MUFU.EX2",
+    exhaustive_mufu_ex2_sat: "MUFU.EX2.SAT",
+    exhaustive_mufu_sin: "MUFU.SIN",
+    exhaustive_mufu_sin_sat: "MUFU.SIN.SAT",
+    exhaustive_mufu_cos: "MUFU.COS",
+    exhaustive_mufu_cos_sat: "MUFU.COS.SAT",
+}

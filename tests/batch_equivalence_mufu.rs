@@ -9,11 +9,12 @@
 //! scaling thresholds). The spellings whose lowering does not depend on the target also run on
 //! sm_52 (an eighth of the inputs); the others must have no kernel there (RRO lowering).
 //!
-//! Exhaustive tier (`--include-ignored`): all 2^32 inputs of each spelling on sm_90, one test
-//! per spelling. The scalar side dominates (15–45 ns per input in a release build, about ten
-//! times more under the test profile's overflow checks), so run it as
-//! `cargo test --release --test batch_equivalence_mufu -- --include-ignored`: about one to two
-//! minutes per spelling on two cores.
+//! Exhaustive tier (compiled with `--features exhaustive-kernels`, run with
+//! `--include-ignored`): all 2^32 inputs of each spelling on sm_90, one test per spelling. The
+//! scalar side dominates (15–45 ns per input in a release build, several times more under the
+//! test profile's overflow checks), so run it in release:
+//! `cargo test --release --features exhaustive-kernels --test batch_equivalence_mufu -- --include-ignored`
+//! (about one to two minutes per spelling on two cores).
 
 #[cfg(feature = "exhaustive-kernels")]
 use std::time::Instant;

@@ -1,6 +1,6 @@
 //! SIMD batch kernels written with `wide`, one file per family, and the dispatch that picks
 //! one for an instruction. A kernel evaluates a chunk of buffers and must be bit-identical to
-//! the scalar definition of every instruction it accepts (tests/batch_equivalence.rs).
+//! the scalar definition of every instruction it accepts (tests/batch_equivalence_*.rs).
 //! Instructions without a kernel are evaluated by their scalar definition in parallel.
 
 mod exact;

@@ -92,7 +92,12 @@ impl Instr {
     /// Evaluate element-wise: `out[i] = instr(sources[0][i], sources[1][i], …)` as `target`
     /// computes it. Source words must have the width of the source type, destination words the
     /// width of the destination type (they differ only for `cvt`).
-    pub fn eval_batch<S: Word, D: Word>(&self, target: Target, sources: &[&[S]], out: &mut [D]) -> Result<(), BatchError> {
+    pub fn eval_batch<S: Word, D: Word>(
+        &self,
+        target: Target,
+        sources: &[&[S]],
+        out: &mut [D],
+    ) -> Result<(), BatchError> {
         self.check_batch(target, sources, out.len(), S::BITS, D::BITS)?;
         let kernel = kernels::select(self, target);
         out.par_chunks_mut(CHUNK).enumerate().for_each(|(chunk, dst)| {
@@ -101,16 +106,35 @@ impl Instr {
             for (slot, src) in srcs.iter_mut().zip(sources) {
                 *slot = &src[start..start + dst.len()];
             }
-            match kernel {
-                Some(k) => k.run(self, &srcs[..sources.len()], dst),
-                None => self.eval_scalar_chunk(target, &srcs[..sources.len()], dst),
-            }
+            self.eval_block(target, kernel, &srcs[..sources.len()], dst);
         });
         Ok(())
     }
 
+    /// One block on the calling thread, through `kernel` (from [`kernels::select`]) or the
+    /// scalar definition; the buffers are checked by the caller.
+    pub(crate) fn eval_block<S: Word, D: Word>(
+        &self,
+        target: Target,
+        kernel: Option<kernels::Kernel>,
+        srcs: &[&[S]],
+        dst: &mut [D],
+    ) {
+        match kernel {
+            Some(k) => k.run(self, srcs, dst),
+            None => self.eval_scalar_chunk(target, srcs, dst),
+        }
+    }
+
     /// The checks of [`Instr::eval_batch`].
-    pub fn check_batch(&self, target: Target, sources: &[&[impl Word]], len: usize, src_bits: u32, dst_bits: u32) -> Result<(), BatchError> {
+    pub fn check_batch(
+        &self,
+        target: Target,
+        sources: &[&[impl Word]],
+        len: usize,
+        src_bits: u32,
+        dst_bits: u32,
+    ) -> Result<(), BatchError> {
         target.check(self).map_err(BatchError::Target)?;
         let instr = || self.to_string();
         if !self.takes(sources.len()) {
@@ -127,7 +151,12 @@ impl Instr {
         }
         let expected = self.result_bits();
         if dst_bits != expected {
-            return Err(BatchError::Width { instr: instr(), what: "the destination buffer".into(), bits: dst_bits, expected });
+            return Err(BatchError::Width {
+                instr: instr(),
+                what: "the destination buffer".into(),
+                bits: dst_bits,
+                expected,
+            });
         }
         Ok(())
     }

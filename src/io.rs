@@ -25,7 +25,7 @@
 
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self as stdio, Read, Write};
+use std::io::{self as stdio, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -215,6 +215,8 @@ pub struct Reader {
     len: u64,
     bits: u32,
     dtype: Option<Dtype>,
+    /// Byte offset of the first element.
+    data_offset: u64,
 }
 
 impl Reader {
@@ -240,16 +242,25 @@ impl Reader {
                         ),
                     ));
                 }
-                Ok(Reader { path: path.to_path_buf(), file, len: size / bytes, bits: raw_bits, dtype: None })
+                Ok(Reader {
+                    path: path.to_path_buf(),
+                    file,
+                    len: size / bytes,
+                    bits: raw_bits,
+                    dtype: None,
+                    data_offset: 0,
+                })
             }
             Container::Npy => {
                 let header = read_npy_header(path, &mut file, size)?;
+                let data_offset = file.stream_position().map_err(io_error(path, "read"))?;
                 Ok(Reader {
                     path: path.to_path_buf(),
                     file,
                     len: header.len,
                     bits: header.dtype.bits(),
                     dtype: Some(header.dtype),
+                    data_offset,
                 })
             }
         }
@@ -310,14 +321,48 @@ impl Reader {
         assert_eq!(W::BITS, self.bits, "read_block: word width differs from the file's");
         let bytes: &mut [u8] = bytemuck::cast_slice_mut(buf);
         self.file.read_exact(bytes).map_err(io_error(&self.path, "read"))?;
-        if cfg!(target_endian = "big") {
-            // Little-endian storage: swap each word (never taken on x86-64 or AArch64).
-            for word in bytes.chunks_exact_mut((W::BITS / 8) as usize) {
-                word.reverse();
-            }
-        }
+        to_native::<W>(bytes);
         Ok(())
     }
+
+    /// Read `buf.len()` elements starting at element `index`, independently of the streaming
+    /// position (several threads may read one file). `W` must have the file's element width.
+    pub fn read_at<W: Word>(&self, index: u64, buf: &mut [W]) -> Result<(), Error> {
+        assert_eq!(W::BITS, self.bits, "read_at: word width differs from the file's");
+        let offset = self.data_offset + index * u64::from(W::BITS / 8);
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(buf);
+        read_exact_at(&self.file, bytes, offset).map_err(io_error(&self.path, "read"))?;
+        to_native::<W>(bytes);
+        Ok(())
+    }
+}
+
+/// Little-endian storage to native words: swap each word (never taken on x86-64 or AArch64).
+fn to_native<W: Word>(bytes: &mut [u8]) {
+    if cfg!(target_endian = "big") {
+        for word in bytes.chunks_exact_mut((W::BITS / 8) as usize) {
+            word.reverse();
+        }
+    }
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> stdio::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> stdio::Result<()> {
+    while !buf.is_empty() {
+        match std::os::windows::fs::FileExt::seek_read(file, buf, offset)? {
+            0 => return Err(stdio::ErrorKind::UnexpectedEof.into()),
+            n => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What an `.npy` header says.
@@ -646,7 +691,17 @@ impl Writer {
     /// Start writing `len` elements of `dtype` to `dest` (an `.npy` file with that dtype, or raw
     /// words of its width).
     pub fn create(dest: &Path, dtype: Dtype, len: u64) -> Result<Writer, Error> {
-        let container = Container::of(dest);
+        let mut writer = Writer::temporary(dest, dtype.bits(), len)?;
+        if Container::of(dest) == Container::Npy {
+            let header = npy_header(dtype, len);
+            writer.write_bytes(&header)?;
+        }
+        Ok(writer)
+    }
+
+    /// A temporary file beside `dest` (through a symbolic link: beside the file it points
+    /// to), which [`Writer::commit`] renames over `dest`.
+    fn temporary(dest: &Path, bits: u32, len: u64) -> Result<Writer, Error> {
         // Through a symbolic link the file it points to is replaced, not the link.
         let resolved;
         let dest = match fs::symlink_metadata(dest) {
@@ -688,15 +743,11 @@ impl Writer {
                 }
             }
         };
-        let mut writer = Writer { dest: dest.to_path_buf(), tmp, file: Some(file), bits: dtype.bits(), remaining: len };
+        let writer = Writer { dest: dest.to_path_buf(), tmp, file: Some(file), bits, remaining: len };
         if let Some(permissions) = existing {
             // The replacement keeps the permissions of the file it replaces.
             let file = writer.file.as_ref().unwrap();
             file.set_permissions(permissions).map_err(io_error(dest, "set the permissions of"))?;
-        }
-        if container == Container::Npy {
-            let header = npy_header(dtype, len);
-            writer.write_bytes(&header)?;
         }
         Ok(writer)
     }
@@ -748,6 +799,14 @@ impl Drop for Writer {
             let _ = fs::remove_file(&self.tmp);
         }
     }
+}
+
+/// Replace `dest` with `bytes` as a whole: written to a temporary file beside it, synced, then
+/// renamed, so readers see the old file or the complete new one, never a partial one.
+pub fn write_atomically(dest: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let mut writer = Writer::temporary(dest, 8, 0)?;
+    writer.write_bytes(bytes)?;
+    writer.commit()
 }
 
 /// Evaluate `instr` over the input files (one per source operand, in operand order) and write

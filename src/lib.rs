@@ -21,6 +21,7 @@ pub mod operand;
 pub mod ops;
 pub mod ptx;
 pub mod round;
+pub mod sweep;
 
 pub use batch::{BatchError, Word};
 pub use format::Format;

@@ -1,4 +1,7 @@
-//! The `ptxfp` command line: list the catalog, evaluate instructions.
+//! The `ptxfp` command line: list the catalog, evaluate instructions, run them over files,
+//! measure throughput, sweep their error.
+
+mod sweep_cmd;
 
 use std::io::{self, BufRead, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -69,6 +72,14 @@ enum Command {
         /// Instructions to measure (default: a representative set).
         instrs: Vec<String>,
     },
+    /// Error analysis: evaluate an instruction on every input of a domain (all f32 values of a
+    /// unary f32 instruction, all f16/bf16 values or operand pairs; otherwise a seeded random
+    /// sample) and compare with the correctly rounded exact function, another instruction or a
+    /// dump of expected results: ulp histogram, worst cases, error by binade, the verdict
+    /// against the documented bound. Ctrl-C saves a checkpoint that --resume continues.
+    Sweep(sweep_cmd::SweepArgs),
+    /// Merge the JSON reports of every shard of one sweep (`ptxfp sweep --shard K/N`).
+    Merge(sweep_cmd::MergeArgs),
 }
 
 fn main() -> ExitCode {
@@ -78,9 +89,16 @@ fn main() -> ExitCode {
         Command::Eval { arch, instr, operands } => eval(&arch, &instr, &operands),
         Command::Run { arch, instr, inputs, output } => run(&arch, &instr, &inputs, &output),
         Command::Bench { json, size, arch, instrs } => bench(json, size, &arch, &instrs),
+        Command::Sweep(args) => return exit(sweep_cmd::sweep(args)),
+        Command::Merge(args) => return exit(sweep_cmd::merge(args)),
     };
+    exit(result.map(|()| 0))
+}
+
+/// The exit status of a command: 0 on success, its own code, or 1 after printing the error.
+fn exit(result: Result<i32, String>) -> ExitCode {
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => ExitCode::from(code as u8),
         Err(message) => {
             eprintln!("ptxfp: {message}");
             ExitCode::FAILURE
@@ -102,7 +120,11 @@ fn list_ops(filter: Option<&str>) -> Result<(), String> {
         let target = if Target::DEFAULT.check(&e.instr).is_ok() {
             Target::DEFAULT
         } else {
-            ptxfp::ptx::KNOWN_SM.iter().filter_map(|&sm| Target::new(sm).ok()).find(|t| t.check(&e.instr).is_ok()).unwrap_or_default()
+            ptxfp::ptx::KNOWN_SM
+                .iter()
+                .filter_map(|&sm| Target::new(sm).ok())
+                .find(|t| t.check(&e.instr).is_ok())
+                .unwrap_or_default()
         };
         let batch = if e.instr.is_vectorized(target) { "simd" } else { "scalar" };
         let sm = format!("sm_{}", e.min_sm);
@@ -156,17 +178,18 @@ fn bench(json: bool, size: usize, arch: &str, spellings: &[String]) -> Result<()
     let target: Target = arch.parse()?;
     let defaults: Vec<String> = ptxfp::bench::DEFAULT_INSTRS.iter().map(|s| s.to_string()).collect();
     let spellings = if spellings.is_empty() { &defaults[..] } else { spellings };
-    let instrs: Vec<Instr> = spellings
-        .iter()
-        .map(|s| s.parse::<Instr>().map_err(|e| e.to_string()))
-        .collect::<Result<_, _>>()?;
+    let instrs: Vec<Instr> =
+        spellings.iter().map(|s| s.parse::<Instr>().map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
     for i in &instrs {
         target.check(i)?;
     }
     let threads = rayon::current_num_threads();
     if !json {
         println!("{size} elements per buffer, {target}, up to {threads} threads");
-        println!("{:<24} {:>7} {:>16} {:>16} {:>8}  {}", "instr", "threads", "elements/s", "baseline/s", "ratio", "kernel");
+        println!(
+            "{:<24} {:>7} {:>16} {:>16} {:>8}  {}",
+            "instr", "threads", "elements/s", "baseline/s", "ratio", "kernel"
+        );
     }
     let mut all = Vec::new();
     for i in &instrs {

@@ -1,0 +1,409 @@
+//! `ptxfp sweep`: the error of an instruction on every input of a domain (or a seeded random
+//! sample of it), against the correctly rounded exact function, another instruction or a file
+//! of expected results such as a GPU dump.
+//!
+//! The domain is cut into units of [`UNIT`] inputs; each unit is generated, evaluated (through
+//! the batch kernels), compared and summarised block by block on one thread, and the units'
+//! statistics merge exactly (see [`stats`]). That is what makes shards, threads, interrupted
+//! and resumed runs give the same report as one uninterrupted run.
+
+pub mod bound;
+pub mod domain;
+pub mod exact;
+pub mod plot;
+pub mod reference;
+pub mod report;
+pub mod stats;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::batch::Word;
+use crate::kernels;
+use crate::ptx::{Instr, Opcode, Target};
+use bound::Bound;
+use domain::Domain;
+use reference::Reference;
+use report::{Header, Report};
+use stats::{Context, Stats};
+
+/// Inputs per unit of work (the granularity of progress, checkpoints and parallelism).
+pub const UNIT: u64 = 1 << 20;
+/// Inputs per block (buffers that stay in the first-level caches).
+const BLOCK: usize = 4096;
+
+/// Shard `index` of `count` (1-based): a contiguous slice of the domain's inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
+}
+
+impl Shard {
+    pub const WHOLE: Shard = Shard { index: 1, count: 1 };
+
+    /// Parse `K/N` (1 ≤ K ≤ N).
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let bad = || format!("'{text}' is not a shard: write K/N with 1 <= K <= N, e.g. 2/3");
+        let (k, n) = text.split_once('/').ok_or_else(bad)?;
+        let (index, count): (u64, u64) = (k.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// The input indices of this shard among `total`.
+    pub fn range(self, total: u64) -> (u64, u64) {
+        let at = |k: u64| (total as u128 * k as u128 / self.count as u128) as u64;
+        (at(self.index - 1), at(self.index))
+    }
+
+    fn label(self) -> Option<String> {
+        (self != Shard::WHOLE).then(|| format!("{}/{}", self.index, self.count))
+    }
+}
+
+/// What a sweep was asked to do, as given on the command line; reports carry it so that
+/// `merge` and `--resume` rebuild exactly the same sweep.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Spec {
+    pub instr: String,
+    pub arch: String,
+    /// `--range LO..HI` (applies to every operand).
+    pub range: Option<String>,
+    /// `--binade E` (applies to every operand).
+    pub binade: Option<i32>,
+    /// `--random N`.
+    pub random: Option<u64>,
+    /// `--seed S` (random sampling only).
+    pub seed: u64,
+    /// `--ref`: an instruction spelling or a file of expected results; none for the default.
+    pub reference: Option<String>,
+}
+
+impl Spec {
+    /// Sweep `instr` on sm_90 over its default domain against its default reference.
+    pub fn new(instr: &str) -> Spec {
+        Spec {
+            instr: instr.into(),
+            arch: Target::DEFAULT.to_string(),
+            range: None,
+            binade: None,
+            random: None,
+            seed: 1,
+            reference: None,
+        }
+    }
+}
+
+/// A sweep: what to evaluate, on which inputs, against what.
+pub struct Sweep {
+    pub spec: Spec,
+    pub instr: Instr,
+    pub target: Target,
+    pub domain: Domain,
+    pub reference: Reference,
+    pub shard: Shard,
+    ctx: Context,
+    bound: Option<Bound>,
+}
+
+/// The state of an interrupted sweep: the statistics of the units done so far.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// Unit ranges done (half-open, in units of [`UNIT`] from the shard's first input).
+    pub done: Vec<(u64, u64)>,
+    /// The report of the inputs done.
+    pub report: Report,
+}
+
+impl Checkpoint {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a checkpoint always serializes")
+    }
+
+    pub fn from_json(text: &str) -> Result<Checkpoint, String> {
+        serde_json::from_str(text).map_err(|e| format!("not a ptxfp sweep checkpoint: {e}"))
+    }
+
+    fn is_done(&self, unit: u64) -> bool {
+        self.done.iter().any(|&(a, b)| (a..b).contains(&unit))
+    }
+}
+
+/// How a sweep ended.
+pub enum Outcome {
+    Complete(Report),
+    /// Stopped on request; the checkpoint continues it.
+    Interrupted(Checkpoint),
+}
+
+/// Hooks for long runs: `progress(done, total)` after each unit (inputs), `stop` polled before
+/// each unit, and `checkpoint` called with the state every `checkpoint_every` seconds.
+pub struct Control<'a> {
+    pub progress: &'a (dyn Fn(u64, u64) + Sync),
+    pub stop: &'a AtomicBool,
+    pub checkpoint: &'a (dyn Fn(&Checkpoint) + Sync),
+    pub checkpoint_every: f64,
+}
+
+impl Sweep {
+    /// Build the sweep `spec` describes (shard `shard`), checking every part. With
+    /// `open_dump` false a dump reference is only named, not opened (enough to merge reports).
+    pub fn new(spec: &Spec, shard: Shard, open_dump: bool) -> Result<Sweep, String> {
+        let instr: Instr = spec.instr.parse().map_err(|e: crate::ptx::ParseError| e.to_string())?;
+        let target: Target = spec.arch.parse()?;
+        target.check(&instr)?;
+        if matches!(instr.opcode(), Opcode::Cvt { .. } | Opcode::Testp(_)) || instr.ty().lanes() != 1 {
+            return Err(format!(
+                "{instr}: sweep covers instructions whose operands and results are one scalar format (not cvt, testp or packed forms)"
+            ));
+        }
+        let fmt = instr.format();
+        let (set, what) = match (&spec.range, spec.binade) {
+            (Some(_), Some(_)) => return Err("give --range or --binade, not both".into()),
+            (Some(r), None) => (domain::PatternSet::range(fmt, r)?, format!("range {r}")),
+            (None, Some(e)) => (domain::PatternSet::binade(fmt, e)?, format!("binade 2^{e}")),
+            (None, None) => (domain::PatternSet::all(fmt), format!("all {} values", fmt.name())),
+        };
+        let operands = instr.operand_counts()[0];
+        let random = spec.random.map(|n| (n, spec.seed));
+        let domain = Domain::new(vec![set; operands], what, random)?;
+        let reference = match &spec.reference {
+            None => Reference::default_for(&instr)?,
+            Some(text) => match text.parse::<Instr>() {
+                Ok(other) => Reference::instr(other, &instr, target)?,
+                Err(parse_error) => {
+                    let path = std::path::Path::new(text);
+                    if !path.exists() && !text.contains(['/', '\\']) && !text.contains(".npy") && !text.contains(".bin")
+                    {
+                        return Err(format!("--ref {text}: not an instruction ({parse_error}) and no such file"));
+                    }
+                    Reference::dump(path, &instr, domain.count(), open_dump)?
+                }
+            },
+        };
+        let bound = bound::documented(&instr);
+        let clauses = bound.as_ref().map_or(Vec::new(), |b| b.clauses.clone());
+        let ctx = Context::new(fmt, fmt, reference.bitwise(), clauses, domain.sets[0].ordinal_span());
+        Ok(Sweep { spec: spec.clone(), instr, target, domain, reference, shard, ctx, bound })
+    }
+
+    /// The number of inputs this sweep (this shard) covers.
+    pub fn count(&self) -> u64 {
+        let (lo, hi) = self.shard.range(self.domain.count());
+        hi - lo
+    }
+
+    fn header(&self) -> Header<'_> {
+        Header {
+            spec: self.spec.clone(),
+            instr: self.instr.to_string(),
+            arch: self.target.to_string(),
+            domain: self.domain.describe(),
+            reference: self.reference.description().to_string(),
+            shard: self.shard.label(),
+            ctx: &self.ctx,
+            bound: self.bound.as_ref(),
+        }
+    }
+
+    /// The report of `stats` over `seconds`.
+    pub fn report(&self, stats: &Stats, seconds: f64) -> Report {
+        Report::new(&self.header(), stats, seconds)
+    }
+
+    /// The statistics of `report`, which must describe this sweep.
+    pub fn stats_of(&self, report: &Report) -> Result<Stats, String> {
+        if report.spec != self.spec {
+            return Err(format!(
+                "the report is of a different sweep: {} instead of {}",
+                serde_json::to_string(&report.spec).unwrap_or_default(),
+                serde_json::to_string(&self.spec).unwrap_or_default()
+            ));
+        }
+        report.stats(&self.ctx)
+    }
+
+    /// Run the sweep (continuing `resume` if given).
+    pub fn run(&self, resume: Option<Checkpoint>, control: &Control) -> Result<Outcome, String> {
+        let started = Instant::now();
+        let (lo, hi) = self.shard.range(self.domain.count());
+        let units = (hi - lo).div_ceil(UNIT);
+        let (stats, prior_seconds, resumed) = match resume {
+            Some(cp) => {
+                if cp.report.shard != self.shard.label() {
+                    return Err(format!(
+                        "the checkpoint is of shard {}, this sweep is shard {}",
+                        cp.report.shard.as_deref().unwrap_or("(whole)"),
+                        self.shard.label().as_deref().unwrap_or("(whole)")
+                    ));
+                }
+                let stats = self.stats_of(&cp.report)?;
+                (stats, cp.report.seconds, cp)
+            }
+            None => (
+                Stats::new(&self.ctx),
+                0.0,
+                Checkpoint { done: Vec::new(), report: self.report(&Stats::new(&self.ctx), 0.0) },
+            ),
+        };
+        let todo: Vec<u64> = (0..units).filter(|&u| !resumed.is_done(u)).collect();
+        let done_inputs = AtomicU64::new(hi - lo - todo.iter().map(|&u| unit_len(lo, hi, u)).sum::<u64>());
+        let state = Mutex::new(State { stats, done: resumed.done.clone(), last_checkpoint: Instant::now() });
+        let kernel = kernels::select(&self.instr, self.target);
+        let result: Result<(), String> = todo.par_iter().try_for_each(|&u| {
+            if control.stop.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            let start = lo + u * UNIT;
+            let end = (start + UNIT).min(hi);
+            let unit_stats = match self.instr.format().bits() {
+                16 => self.unit::<u16>(kernel, start, end),
+                32 => self.unit::<u32>(kernel, start, end),
+                _ => self.unit::<u64>(kernel, start, end),
+            }?;
+            let mut s = state.lock().unwrap();
+            s.stats.merge(unit_stats);
+            add_unit(&mut s.done, u);
+            let n = done_inputs.fetch_add(end - start, Ordering::Relaxed) + end - start;
+            (control.progress)(n, hi - lo);
+            if s.last_checkpoint.elapsed().as_secs_f64() >= control.checkpoint_every {
+                let seconds = prior_seconds + started.elapsed().as_secs_f64();
+                (control.checkpoint)(&Checkpoint { done: s.done.clone(), report: self.report(&s.stats, seconds) });
+                s.last_checkpoint = Instant::now();
+            }
+            Ok(())
+        });
+        result?;
+        let s = state.into_inner().unwrap();
+        let seconds = prior_seconds + started.elapsed().as_secs_f64();
+        let complete = s.done.iter().map(|&(a, b)| b - a).sum::<u64>() == units;
+        if complete {
+            Ok(Outcome::Complete(self.report(&s.stats, seconds)))
+        } else {
+            Ok(Outcome::Interrupted(Checkpoint { done: s.done, report: self.report(&s.stats, seconds) }))
+        }
+    }
+
+    /// Inputs `start..end` on the calling thread, in blocks.
+    fn unit<W: Word>(&self, kernel: Option<kernels::Kernel>, start: u64, end: u64) -> Result<Stats, String> {
+        let n_ops = self.domain.operands();
+        let mut stats = Stats::new(&self.ctx);
+        let mut ops = vec![vec![W::from_u64(0); BLOCK]; n_ops];
+        let mut results = vec![W::from_u64(0); BLOCK];
+        let mut rounded = vec![W::from_u64(0); BLOCK];
+        let mut value = vec![0.0f64; BLOCK];
+        let mut scratch = stats::Scratch::default();
+        let mut at = start;
+        while at < end {
+            let len = ((end - at) as usize).min(BLOCK);
+            {
+                let mut bufs: Vec<&mut [W]> = ops.iter_mut().map(|b| &mut b[..len]).collect();
+                self.domain.fill(at, &mut bufs);
+            }
+            let srcs: Vec<&[W]> = ops.iter().map(|b| &b[..len]).collect();
+            self.instr.eval_block(self.target, kernel, &srcs, &mut results[..len]);
+            self.reference.eval_block(self.target, self.ctx.dst, at, &srcs, &mut rounded[..len], &mut value[..len])?;
+            stats.record_block(&self.ctx, &mut scratch, at, &srcs, &results[..len], &rounded[..len], &value[..len]);
+            at += len as u64;
+        }
+        Ok(stats)
+    }
+}
+
+struct State {
+    stats: Stats,
+    done: Vec<(u64, u64)>,
+    last_checkpoint: Instant,
+}
+
+fn unit_len(lo: u64, hi: u64, u: u64) -> u64 {
+    let start = lo + u * UNIT;
+    (start + UNIT).min(hi) - start
+}
+
+/// Add unit `u` to a sorted list of disjoint half-open ranges, coalescing neighbours.
+fn add_unit(done: &mut Vec<(u64, u64)>, u: u64) {
+    let at = done.partition_point(|&(_, b)| b < u);
+    if at < done.len() && done[at].1 == u {
+        done[at].1 = u + 1;
+        if at + 1 < done.len() && done[at + 1].0 == u + 1 {
+            done[at].1 = done[at + 1].1;
+            done.remove(at + 1);
+        }
+    } else if at < done.len() && done[at].0 == u + 1 {
+        done[at].0 = u;
+    } else {
+        done.insert(at, (u, u + 1));
+    }
+}
+
+/// Merge the reports of every shard of one sweep into the report of the whole sweep (equal to
+/// the report of an unsharded run but for `seconds`, here the sum of the shards').
+pub fn merge(reports: &[Report]) -> Result<Report, String> {
+    let first = reports.first().ok_or("nothing to merge: give the shard reports")?;
+    let whole = Sweep::new(&first.spec, Shard::WHOLE, false)?;
+    let mut shards: Vec<Shard> = Vec::new();
+    let mut stats = Stats::new(&whole.ctx);
+    let mut seconds = 0.0;
+    for r in reports {
+        let label =
+            r.shard.as_deref().ok_or_else(|| format!("the report of {} on {} is not a shard", r.instr, r.domain))?;
+        let shard = Shard::parse(label)?;
+        if shards.contains(&shard) {
+            return Err(format!("shard {label} is given twice"));
+        }
+        if let Some(other) = shards.first() {
+            if other.count != shard.count {
+                return Err(format!("shards of different splits: {}/{} and {label}", other.index, other.count));
+            }
+        }
+        shards.push(shard);
+        stats.merge(whole.stats_of(r)?);
+        seconds += r.seconds;
+    }
+    let n = shards[0].count;
+    let missing: Vec<String> =
+        (1..=n).filter(|k| !shards.iter().any(|s| s.index == *k)).map(|k| format!("{k}/{n}")).collect();
+    if !missing.is_empty() {
+        return Err(format!("shard(s) {} missing: a merge needs every shard of the sweep", missing.join(", ")));
+    }
+    Ok(whole.report(&stats, seconds))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_partition_the_inputs() {
+        for total in [0u64, 1, 7, 1 << 32] {
+            for n in 1..=5 {
+                let mut next = 0;
+                for k in 1..=n {
+                    let (a, b) = Shard { index: k, count: n }.range(total);
+                    assert_eq!(a, next);
+                    next = b;
+                }
+                assert_eq!(next, total);
+            }
+        }
+        assert!(Shard::parse("0/3").is_err() && Shard::parse("4/3").is_err() && Shard::parse("x").is_err());
+        assert_eq!(Shard::parse("2/3"), Ok(Shard { index: 2, count: 3 }));
+    }
+
+    #[test]
+    fn done_units_coalesce() {
+        let mut d = Vec::new();
+        for u in [5, 3, 4, 0, 1, 9] {
+            add_unit(&mut d, u);
+        }
+        assert_eq!(d, vec![(0, 2), (3, 6), (9, 10)]);
+    }
+}

@@ -1,0 +1,235 @@
+//! What a sweep compares an instruction with: the exact function correctly rounded, another
+//! instruction, or a file of expected results such as a GPU dump.
+
+use std::path::Path;
+
+use super::exact::{self, MathFn};
+use crate::batch::Word;
+use crate::format::Format;
+use crate::io::Reader;
+use crate::kernels::{self, Kernel};
+use crate::ptx::{Instr, Mode, MufuFn, Opcode, Target};
+use crate::round::Rounding;
+
+/// A reference for the results of one instruction.
+pub struct Reference {
+    kind: Kind,
+    description: String,
+}
+
+enum Kind {
+    /// `f` of the (flushed, when `ftz`) inputs, correctly rounded to nearest in the result
+    /// format, then flushed (`ftz`) and clamped to [+0, 1] (`sat`) as the instruction does.
+    Math { f: MathFn, ftz: bool, sat: bool },
+    /// Another instruction on the same operands.
+    Instr { instr: Instr, kernel: Option<Kernel> },
+    /// Expected results in domain order (not opened when the sweep is only planned).
+    Dump { reader: Option<Reader> },
+}
+
+impl Reference {
+    /// The exact function `instr` computes or approximates, correctly rounded to nearest in its
+    /// result format: 1/x, sqrt x, 1/sqrt x, 2^x, log2 x, sin x, cos x, tanh x (MUFU.SIN/COS
+    /// take turns: sin 2πx); for add, sub, mul, fma, mad and div (every mode) the same
+    /// operation rounded to nearest by ptxfp's IEEE core (verified against rustc_apfloat and
+    /// the IBM FPgen vectors).
+    pub fn default_for(instr: &Instr) -> Result<Reference, String> {
+        let ty = instr.ty();
+        if ty.lanes() != 1 {
+            return Err(format!(
+                "{instr} evaluates each element of a packed .{} word independently: sweep its scalar form (.{})",
+                ty.name(),
+                ty.scalar().name()
+            ));
+        }
+        let mods = instr.modifiers();
+        let math = match instr.opcode() {
+            Opcode::Rcp => Some((MathFn::Rcp, mods.ftz)),
+            Opcode::Sqrt => Some((MathFn::Sqrt, mods.ftz)),
+            Opcode::Rsqrt => Some((MathFn::Rsqrt, mods.ftz)),
+            Opcode::Ex2 => Some((MathFn::Ex2, mods.ftz)),
+            Opcode::Lg2 => Some((MathFn::Lg2, mods.ftz)),
+            Opcode::Sin => Some((MathFn::Sin, mods.ftz)),
+            Opcode::Cos => Some((MathFn::Cos, mods.ftz)),
+            Opcode::Tanh => Some((MathFn::Tanh, mods.ftz)),
+            // MUFU flushes subnormal inputs and results (SEMANTICS §5) except TANH and EX2.F16.
+            Opcode::Mufu(MufuFn::Rcp) => Some((MathFn::Rcp, true)),
+            Opcode::Mufu(MufuFn::Rsq) => Some((MathFn::Rsqrt, true)),
+            Opcode::Mufu(MufuFn::Sqrt) => Some((MathFn::Sqrt, true)),
+            Opcode::Mufu(MufuFn::Ex2) => Some((MathFn::Ex2, ty.scalar() != Format::F16)),
+            Opcode::Mufu(MufuFn::Lg2) => Some((MathFn::Lg2, true)),
+            Opcode::Mufu(MufuFn::Sin) => Some((MathFn::SinTurns, true)),
+            Opcode::Mufu(MufuFn::Cos) => Some((MathFn::CosTurns, true)),
+            Opcode::Mufu(MufuFn::Tanh) => Some((MathFn::Tanh, false)),
+            _ => None,
+        };
+        let fmt = ty.scalar();
+        if let Some((f, ftz)) = math {
+            if fmt == Format::F64 && !matches!(f, MathFn::Rcp | MathFn::Sqrt | MathFn::Rsqrt) {
+                return Err(format!("no f64 reference for {}", f.formula()));
+            }
+            let mut description = format!("{} correctly rounded to {}", f.formula(), fmt.name());
+            if ftz {
+                description.push_str(", subnormal inputs and results flushed to zero");
+            }
+            return Ok(Reference { kind: Kind::Math { f, ftz, sat: mods.sat }, description });
+        }
+        if matches!(instr.opcode(), Opcode::Add | Opcode::Sub | Opcode::Mul | Opcode::Fma | Opcode::Mad | Opcode::Div) {
+            let rn = Instr { mode: Mode::Round(Rounding::Rn), ..*instr };
+            let description = format!("{rn} (the exact result rounded to nearest)");
+            return Ok(Reference {
+                kind: Kind::Instr { instr: rn, kernel: kernels::select(&rn, Target::DEFAULT) },
+                description,
+            });
+        }
+        Err(format!(
+            "{instr} has no default reference (no approximated function): compare it with another instruction (--ref add.rn.f32) or a file of expected results (--ref dump.npy)"
+        ))
+    }
+
+    /// Another instruction with the same operand and result types.
+    pub fn instr(reference: Instr, instr: &Instr, target: Target) -> Result<Reference, String> {
+        target.check(&reference)?;
+        if reference.source_type(0) != instr.source_type(0) || reference.result_bits() != instr.result_bits() {
+            return Err(format!(
+                "the reference {reference} takes .{} operands and writes {}-bit results, but {instr} takes .{} and writes {}-bit results",
+                reference.source_type(0).name(),
+                reference.result_bits(),
+                instr.source_type(0).name(),
+                instr.result_bits()
+            ));
+        }
+        let counts = instr.operand_counts();
+        if !counts.iter().any(|&n| reference.takes(n)) {
+            return Err(format!("the reference {reference} does not take {} operand(s) as {instr} does", counts[0]));
+        }
+        let description = reference.to_string();
+        Ok(Reference {
+            kind: Kind::Instr { kernel: kernels::select(&reference, target), instr: reference },
+            description,
+        })
+    }
+
+    /// A file of `count` expected results of `instr`, in domain order (raw little-endian words
+    /// of the result width, or `.npy`). With `open` false the file is only named.
+    pub fn dump(path: &Path, instr: &Instr, count: u64, open: bool) -> Result<Reference, String> {
+        let description = format!("dump {}", path.display());
+        if !open {
+            return Ok(Reference { kind: Kind::Dump { reader: None }, description });
+        }
+        let bits = instr.result_bits();
+        let reader = Reader::open(path, bits).map_err(|e| e.to_string())?;
+        if reader.bits() != bits {
+            let held = reader.dtype().map_or(format!("{}-bit words", reader.bits()), |d| format!("{d} data"));
+            let legal: Vec<&str> = crate::io::Dtype::accepted(instr.ty()).iter().map(|d| d.name()).collect();
+            return Err(format!(
+                "{}: holds {held}, but {instr} writes {bits}-bit results ({})",
+                path.display(),
+                legal.join(" or ")
+            ));
+        }
+        if reader.len() != count {
+            return Err(format!(
+                "{}: holds {} results, but the domain has {count} inputs (the dump must list the result of every input of the domain, in domain order)",
+                path.display(),
+                reader.len()
+            ));
+        }
+        Ok(Reference { kind: Kind::Dump { reader: Some(reader) }, description })
+    }
+
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// Whether results must match bit for bit (dumps and instructions), rather than up to NaN
+    /// payloads (mathematical references).
+    pub fn bitwise(&self) -> bool {
+        !matches!(self.kind, Kind::Math { .. })
+    }
+
+    /// Evaluate inputs `start..start + rounded.len()` (their operands in `inputs`): the
+    /// reference's result bits into `rounded` and its value (the exact value for a mathematical
+    /// reference) into `value`.
+    pub(crate) fn eval_block<W: Word>(
+        &self,
+        target: Target,
+        fmt: Format,
+        start: u64,
+        inputs: &[&[W]],
+        rounded: &mut [W],
+        value: &mut [f64],
+    ) -> Result<(), String> {
+        match &self.kind {
+            Kind::Math { f, ftz, sat } => {
+                let (sign, exp) = (fmt.sign_bit(), fmt.exp_mask());
+                // Flush a subnormal (exponent field 0) to the zero of its sign.
+                let flush = |b: u64| if b & exp == 0 { b & sign } else { b };
+                if *ftz {
+                    let x: Vec<W> = inputs[0].iter().map(|w| W::from_u64(flush(w.to_u64()))).collect();
+                    math_block(*f, fmt, &x, rounded, value);
+                    for r in rounded.iter_mut() {
+                        *r = W::from_u64(flush(r.to_u64()));
+                    }
+                } else {
+                    math_block(*f, fmt, inputs[0], rounded, value);
+                }
+                if *sat {
+                    for (r, v) in rounded.iter_mut().zip(value.iter_mut()) {
+                        let bits;
+                        (bits, *v) = saturate(fmt, r.to_u64(), *v);
+                        *r = W::from_u64(bits);
+                    }
+                }
+            }
+            Kind::Instr { instr, kernel } => {
+                instr.eval_block(target, *kernel, inputs, rounded);
+                for (v, r) in value.iter_mut().zip(rounded.iter()) {
+                    *v = fmt.to_f64(r.to_u64());
+                }
+            }
+            Kind::Dump { reader } => {
+                let reader = reader.as_ref().ok_or("the dump was not opened")?;
+                reader.read_at(start, rounded).map_err(|e| e.to_string())?;
+                for (v, r) in value.iter_mut().zip(rounded.iter()) {
+                    *v = fmt.to_f64(r.to_u64());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `.sat`: NaN and values below +0 (−0 included) to +0, values above 1 to 1.
+fn saturate(fmt: Format, bits: u64, value: f64) -> (u64, f64) {
+    if fmt.is_nan(bits) || fmt.is_neg(bits) {
+        (0, 0.0)
+    } else if fmt.to_f64(bits) > 1.0 {
+        (fmt.one(), 1.0)
+    } else {
+        (bits, value.clamp(0.0, 1.0))
+    }
+}
+
+/// The correctly rounded function on a block of words of `fmt`.
+fn math_block<W: Word>(f: MathFn, fmt: Format, x: &[W], rounded: &mut [W], value: &mut [f64]) {
+    match fmt {
+        Format::F32 => exact::f32_block(f, bytemuck::cast_slice(x), value, bytemuck::cast_slice_mut(rounded)),
+        Format::F16 | Format::BF16 => {
+            exact::half_block(f, fmt, bytemuck::cast_slice(x), value, bytemuck::cast_slice_mut(rounded))
+        }
+        Format::F64 => {
+            for ((x, r), v) in x.iter().zip(rounded.iter_mut()).zip(value.iter_mut()) {
+                let x = f64::from_bits(x.to_u64());
+                // Each is correctly rounded in f64: IEEE division and square root, CORE-MATH rsqrt.
+                *v = match f {
+                    MathFn::Rcp => 1.0 / x,
+                    MathFn::Sqrt => x.sqrt(),
+                    MathFn::Rsqrt => core_math::rsqrt(x),
+                    _ => unreachable!("no f64 reference for {f:?}"),
+                };
+                *r = W::from_u64(v.to_bits());
+            }
+        }
+    }
+}

@@ -1,0 +1,313 @@
+//! `ptxfp sweep` and `ptxfp merge` end to end: the RCP hardware fingerprint, the documented
+//! bounds, shards merged equal to one run, a resumed run equal to an uninterrupted one, dumps
+//! with planted mismatches, and errors that leave no output behind.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use ptxfp::{Instr, Target};
+use serde_json::Value;
+
+/// A directory under the system temporary directory, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        static SERIAL: AtomicU32 = AtomicU32::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "ptxfp-sweep-cli-{}-{name}-{}",
+            std::process::id(),
+            SERIAL.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> =
+            fs::read_dir(&self.0).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Run ptxfp in `dir` (checkpoints land there).
+fn ptxfp(dir: &TempDir, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ptxfp")).current_dir(&dir.0).args(args).output().expect("run ptxfp")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Run a sweep that must succeed; return its JSON report.
+fn sweep_json(dir: &TempDir, name: &str, args: &[&str]) -> Value {
+    let json = dir.path(name);
+    let mut all = vec!["sweep", "--quiet", "--json", json.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let out = ptxfp(dir, &all);
+    assert!(out.status.success(), "ptxfp {all:?} failed: {}", text(&out.stderr));
+    serde_json::from_str(&fs::read_to_string(json).unwrap()).unwrap()
+}
+
+/// Two reports equal but for their timing, the only field allowed to differ between runs;
+/// a failure names the fields that differ.
+fn assert_same_report(a: &Value, b: &Value) {
+    let differing: Vec<&String> = a
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(k, v)| *k != "seconds" && b.get(*k) != Some(*v))
+        .map(|(k, _)| k)
+        .collect();
+    assert!(differing.is_empty(), "the reports differ in {differing:?}");
+    assert_eq!(a.as_object().unwrap().len(), b.as_object().unwrap().len());
+}
+
+fn histogram(report: &Value) -> Vec<(i64, u64)> {
+    report["ulp_histogram"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.parse().unwrap(), v.as_u64().unwrap()))
+        .collect()
+}
+
+#[test]
+fn rcp_sweep_reproduces_the_hardware_fingerprint() {
+    // SEMANTICS §2.3a / groundtruth exhaustive_statistics.json: all 2^23 x in [1, 2) against
+    // the correctly rounded reciprocal: 7,280,086 equal, 1,108,522 one unit away, none further.
+    let dir = TempDir::new("rcp");
+    let r = sweep_json(&dir, "rcp.json", &["rcp.approx.ftz.f32", "--range", "1.0..2.0"]);
+    assert_eq!(r["count"], 1 << 23);
+    let h = histogram(&r);
+    let at = |d: i64| h.iter().find(|(k, _)| *k == d).map_or(0, |(_, n)| *n);
+    assert_eq!(at(0), 7_280_086);
+    assert_eq!(at(-1) + at(1), 1_108_522);
+    assert_eq!(h.iter().filter(|(d, _)| d.abs() > 1).count(), 0);
+    assert_eq!(r["bound"]["pass"], true);
+    assert_eq!(r["special_mismatches"]["count"], 0);
+    for key in
+        ["instr", "domain", "count", "ulp_histogram", "max_ulp", "max_abs_error", "max_rel_error", "worst", "seconds"]
+    {
+        assert!(r.get(key).is_some(), "report lacks {key}");
+    }
+}
+
+#[test]
+fn half_precision_bounds_pass_on_every_input() {
+    // PTX 9.7.4.9–10: every f16/bf16 input, against the correctly rounded function.
+    let dir = TempDir::new("half");
+    for instr in ["ex2.approx.f16", "ex2.approx.ftz.bf16", "tanh.approx.f16", "tanh.approx.bf16"] {
+        let r = sweep_json(&dir, "h.json", &[instr]);
+        assert_eq!(r["count"], 1 << 16, "{instr}");
+        assert_eq!(r["bound"]["pass"], true, "{instr}: {}", r["bound"]);
+    }
+}
+
+#[test]
+fn three_shards_merge_into_the_unsharded_report() {
+    let dir = TempDir::new("shards");
+    let args = ["ex2.approx.ftz.f32", "--range", "0.5..=4.0"];
+    let whole = sweep_json(&dir, "whole.json", &args);
+    let mut paths = Vec::new();
+    for k in 1..=3 {
+        let name = format!("shard{k}.json");
+        let shard = format!("{k}/3");
+        let r = sweep_json(&dir, &name, &[&args[..], &["--shard", &shard]].concat());
+        assert_eq!(r["shard"], shard);
+        paths.push(dir.path(&name));
+    }
+    let merged = dir.path("merged.json");
+    let mut merge = vec!["merge", "--json", merged.to_str().unwrap()];
+    // Shards in any order.
+    merge.extend(paths.iter().rev().map(|p| p.to_str().unwrap()));
+    let out = ptxfp(&dir, &merge);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let merged: Value = serde_json::from_str(&fs::read_to_string(&merged).unwrap()).unwrap();
+    assert_same_report(&merged, &whole);
+    // An incomplete or repeated set is refused.
+    let out = ptxfp(&dir, &["merge", "--json", "m2.json", paths[0].to_str().unwrap(), paths[1].to_str().unwrap()]);
+    assert!(!out.status.success() && text(&out.stderr).contains("3/3 missing"), "{}", text(&out.stderr));
+    let out = ptxfp(&dir, &["merge", "--json", "m3.json", paths[0].to_str().unwrap(), paths[0].to_str().unwrap()]);
+    assert!(!out.status.success() && text(&out.stderr).contains("twice"), "{}", text(&out.stderr));
+    assert!(!dir.path("m2.json").exists() && !dir.path("m3.json").exists());
+}
+
+#[test]
+fn a_resumed_sweep_equals_an_uninterrupted_one() {
+    let dir = TempDir::new("resume");
+    let args = ["lg2.approx.ftz.f32", "--range", "0.25..8.0"];
+    let whole = sweep_json(&dir, "whole.json", &args);
+    // Interrupted after three units, as Ctrl-C would: exit 130, a checkpoint, no report.
+    let cp = dir.path("cp.json");
+    let json = dir.path("part.json");
+    let mut interrupted = vec![
+        "sweep",
+        "--quiet",
+        "--json",
+        json.to_str().unwrap(),
+        "--checkpoint",
+        cp.to_str().unwrap(),
+        "--stop-after-units",
+        "3",
+    ];
+    interrupted.extend_from_slice(&args);
+    let out = ptxfp(&dir, &interrupted);
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("--resume"), "{}", text(&out.stderr));
+    assert!(cp.exists() && !json.exists());
+    let checkpoint: Value = serde_json::from_str(&fs::read_to_string(&cp).unwrap()).unwrap();
+    let partial = checkpoint["report"]["count"].as_u64().unwrap();
+    assert!(partial > 0 && partial < whole["count"].as_u64().unwrap(), "{partial}");
+    // Resumed: the same report as one run, and the checkpoint is gone.
+    let out = ptxfp(&dir, &["sweep", "--quiet", "--resume", cp.to_str().unwrap(), "--json", json.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let resumed: Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+    assert_same_report(&resumed, &whole);
+    assert!(!cp.exists());
+}
+
+/// Raw little-endian u16 words.
+fn write_u16(path: &Path, words: &[u16]) {
+    fs::write(path, words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
+}
+
+#[test]
+fn a_dump_with_planted_mismatches_reports_exactly_those_inputs() {
+    let dir = TempDir::new("dump");
+    // The emulator's own results for all f16 inputs of ex2.approx.f16, in domain order
+    // (input i is bit pattern i), with three results changed.
+    let instr: Instr = "ex2.approx.f16".parse().unwrap();
+    let inputs: Vec<u16> = (0..=u16::MAX).collect();
+    let mut results = vec![0u16; inputs.len()];
+    instr.eval_batch(Target::DEFAULT, &[&inputs[..]], &mut results).unwrap();
+    let planted = [0x0123usize, 0x3C00, 0xBBFF];
+    for &i in &planted {
+        results[i] ^= 1;
+    }
+    let dump = dir.path("gpu.bin");
+    write_u16(&dump, &results);
+    let r = sweep_json(&dir, "d.json", &["ex2.approx.f16", "--ref", dump.to_str().unwrap()]);
+    assert_eq!(r["mismatches"]["count"], planted.len());
+    let first: Vec<u64> =
+        r["mismatches"]["first"].as_array().unwrap().iter().map(|c| c["index"].as_u64().unwrap()).collect();
+    assert_eq!(first, planted.iter().map(|&i| i as u64).collect::<Vec<_>>());
+    let first_inputs: Vec<&str> =
+        r["mismatches"]["first"].as_array().unwrap().iter().map(|c| c["inputs"][0].as_str().unwrap()).collect();
+    assert_eq!(first_inputs, ["0x123", "0x3c00", "0xbbff"]);
+    // The same dump as .npy (uint16).
+    let npy = dir.path("gpu.npy");
+    let header = "{'descr': '<u2', 'fortran_order': False, 'shape': (65536,), }";
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    let padded = format!("{header:<117}\n");
+    bytes.extend_from_slice(&(padded.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(padded.as_bytes());
+    bytes.extend(results.iter().flat_map(|w| w.to_le_bytes()));
+    fs::write(&npy, &bytes).unwrap();
+    let r = sweep_json(&dir, "n.json", &["ex2.approx.f16", "--ref", npy.to_str().unwrap()]);
+    assert_eq!(r["mismatches"]["count"], planted.len());
+
+    // Malformed dumps: a clear error, exit 1, no report.
+    let short = dir.path("short.bin");
+    write_u16(&short, &results[..1000]);
+    let truncated = dir.path("trunc.npy");
+    fs::write(&truncated, &bytes[..bytes.len() - 7]).unwrap();
+    let odd = dir.path("odd.bin");
+    fs::write(&odd, [0u8; 3]).unwrap();
+    let wide = dir.path("wide.bin");
+    fs::write(&wide, vec![0u8; 4 * 65536]).unwrap();
+    for (file, expect) in [
+        (&short, "holds 1000 results, but the domain has 65536"),
+        (&truncated, "trunc.npy"),
+        (&odd, "not a whole number of 16-bit words"),
+        (&wide, "holds 131072 results"),
+    ] {
+        let json = dir.path("bad.json");
+        let out = ptxfp(
+            &dir,
+            &["sweep", "-q", "ex2.approx.f16", "--ref", file.to_str().unwrap(), "--json", json.to_str().unwrap()],
+        );
+        assert_eq!(out.status.code(), Some(1), "{file:?}");
+        assert!(text(&out.stderr).contains(expect), "{file:?}: {}", text(&out.stderr));
+        assert!(!json.exists());
+    }
+}
+
+#[test]
+fn another_instruction_as_reference() {
+    // sqrt.approx.f32 against sqrt.rn.f32 on [1, 4): bit-exact comparison, errors in ulp.
+    let dir = TempDir::new("ref-instr");
+    let r = sweep_json(&dir, "s.json", &["sqrt.approx.f32", "--range", "1.0..4.0", "--ref", "sqrt.rn.f32"]);
+    assert_eq!(r["reference"], "sqrt.rn.f32");
+    assert!(r["max_ulp"].as_i64().unwrap().abs() <= 2, "{}", r["max_ulp"]);
+    let out = ptxfp(&dir, &["sweep", "-q", "sqrt.approx.f32", "--ref", "sqrt.rn.f64"]);
+    assert!(!out.status.success() && text(&out.stderr).contains(".f64"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn random_sampling_is_reproducible() {
+    let dir = TempDir::new("random");
+    let a = sweep_json(&dir, "a.json", &["fma.rz.f32", "--random", "2e5", "--seed", "7"]);
+    let b = sweep_json(&dir, "b.json", &["fma.rz.f32", "--random", "200_000", "--seed", "7"]);
+    assert_eq!(a["count"], 200_000);
+    assert_same_report(&a, &b);
+    // fma.rz is within one unit of the round-to-nearest result, never above it in magnitude.
+    assert_eq!(a["bound"]["pass"], true);
+    let c = sweep_json(&dir, "c.json", &["fma.rz.f32", "--random", "200000", "--seed", "8"]);
+    assert_ne!(a["worst"], c["worst"]);
+}
+
+#[test]
+fn bad_requests_are_clear_errors_that_write_nothing() {
+    let dir = TempDir::new("bad");
+    let cases: [(&[&str], &str); 10] = [
+        (&["sweep", "ex3.approx.f32"], "ex3"),
+        (&["sweep", "ex2.approx.f32", "--range", "2.0..1.0"], "no f32 value"),
+        (&["sweep", "ex2.approx.f32", "--range", "1.0"], "LO..HI"),
+        (&["sweep", "ex2.approx.f32", "--binade", "200"], "-126..=127"),
+        (&["sweep", "ex2.approx.f32", "--shard", "4/3"], "K/N"),
+        (&["sweep", "add.rn.f16x2"], "scalar form"),
+        (&["sweep", "min.f32"], "no default reference"),
+        (&["sweep", "ex2.approx.f32", "--plot", "x.jpg"], ".svg or .png"),
+        (&["sweep", "ex2.approx.f32", "--ref", "nothing-here"], "no such file"),
+        (&["merge", "--json", "m.json", "missing.json"], "missing.json"),
+    ];
+    for (args, expect) in cases {
+        let out = ptxfp(&dir, args);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        let err = text(&out.stderr);
+        assert!(err.contains(expect), "{args:?}: expected '{expect}' in: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    assert!(dir.names().is_empty(), "files left behind: {:?}", dir.names());
+}
+
+#[test]
+fn plots_are_written_in_both_formats() {
+    let dir = TempDir::new("plot");
+    for name in ["p.svg", "p.png"] {
+        let plot = dir.path(name);
+        let out = ptxfp(&dir, &["sweep", "-q", "tanh.approx.bf16", "--plot", plot.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let bytes = fs::read(&plot).unwrap();
+        if name.ends_with("svg") {
+            assert!(text(&bytes).contains("tanh.approx.bf16"));
+        } else {
+            assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+        }
+    }
+}

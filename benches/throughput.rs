@@ -77,7 +77,8 @@ fn versus_apfloat(c: &mut Criterion) {
     group.bench_function("rustc_apfloat", |bench| {
         bench.iter(|| {
             for i in 0..LEN {
-                let (x, y, z) = (Single::from_bits(a[i] as u128), Single::from_bits(b[i] as u128), Single::from_bits(d[i] as u128));
+                let (x, y, z) =
+                    (Single::from_bits(a[i] as u128), Single::from_bits(b[i] as u128), Single::from_bits(d[i] as u128));
                 out[i] = x.mul_add_r(y, z, Round::TowardZero).value.to_bits() as u32;
             }
         })

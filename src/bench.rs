@@ -53,7 +53,12 @@ pub fn measure(instr: &Instr, target: Target, len: usize, max_threads: usize) ->
     }
 }
 
-fn measure_words<S: Word>(instr: &Instr, target: Target, len: usize, max_threads: usize) -> Result<Vec<Measurement>, String> {
+fn measure_words<S: Word>(
+    instr: &Instr,
+    target: Target,
+    len: usize,
+    max_threads: usize,
+) -> Result<Vec<Measurement>, String> {
     let sources: Vec<Vec<S>> = (0..instr.operand_counts()[0]).map(|k| operands::<S>(instr, k, len)).collect();
     let refs: Vec<&[S]> = sources.iter().map(Vec::as_slice).collect();
     let mut out = Vec::new();
@@ -82,7 +87,12 @@ fn measure_words<S: Word>(instr: &Instr, target: Target, len: usize, max_threads
 }
 
 /// Elements per second of the instruction and of the baseline, in the current thread pool.
-fn rates<S: Word, D: Word>(instr: &Instr, target: Target, sources: &[&[S]], len: usize) -> (Result<f64, BatchError>, f64) {
+fn rates<S: Word, D: Word>(
+    instr: &Instr,
+    target: Target,
+    sources: &[&[S]],
+    len: usize,
+) -> (Result<f64, BatchError>, f64) {
     let mut dst = vec![D::from_u64(0); len];
     let mut failure = None;
     let rate = best_rate(len, || {

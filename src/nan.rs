@@ -11,11 +11,7 @@ use crate::format::Format;
 /// first, as x86 SSE does (opDMNMX says f64 NaN behaviour "matches Intel's SSE") [INF].
 pub fn propagate(fmt: Format, operands: &[u64]) -> u64 {
     match fmt {
-        Format::F64 => operands
-            .iter()
-            .copied()
-            .find(|&x| fmt.is_nan(x))
-            .map_or(fmt.canonical_nan(), |x| quiet(fmt, x)),
+        Format::F64 => operands.iter().copied().find(|&x| fmt.is_nan(x)).map_or(fmt.canonical_nan(), |x| quiet(fmt, x)),
         _ => fmt.canonical_nan(),
     }
 }

@@ -52,7 +52,15 @@ fn rcp_approx_f32() {
 fn sqrt_approx_f32() {
     table(
         &["sqrt.approx.f32", "sqrt.approx.ftz.f32", "MUFU.SQRT"],
-        &[(NEG_INF, CNAN), (NEG_NORMAL, CNAN), (NEG_ZERO, NEG_ZERO), (POS_ZERO, POS_ZERO), (POS_INF, POS_INF), (NAN, CNAN), (ONE, ONE)],
+        &[
+            (NEG_INF, CNAN),
+            (NEG_NORMAL, CNAN),
+            (NEG_ZERO, NEG_ZERO),
+            (POS_ZERO, POS_ZERO),
+            (POS_INF, POS_INF),
+            (NAN, CNAN),
+            (ONE, ONE),
+        ],
     );
     table(&["MUFU.SQRT", "sqrt.approx.ftz.f32"], &[(NEG_SUB, NEG_ZERO), (POS_SUB, POS_ZERO)]);
 }
@@ -61,7 +69,15 @@ fn sqrt_approx_f32() {
 fn rsqrt_approx_f32() {
     table(
         &["rsqrt.approx.f32", "rsqrt.approx.ftz.f32", "MUFU.RSQ"],
-        &[(NEG_INF, CNAN), (NEG_NORMAL, CNAN), (NEG_ZERO, NEG_INF), (POS_ZERO, POS_INF), (POS_INF, POS_ZERO), (NAN, CNAN), (ONE, ONE)],
+        &[
+            (NEG_INF, CNAN),
+            (NEG_NORMAL, CNAN),
+            (NEG_ZERO, NEG_INF),
+            (POS_ZERO, POS_INF),
+            (POS_INF, POS_ZERO),
+            (NAN, CNAN),
+            (ONE, ONE),
+        ],
     );
     table(&["MUFU.RSQ", "rsqrt.approx.ftz.f32"], &[(NEG_SUB, NEG_INF), (POS_SUB, POS_INF)]);
     table(&["MUFU.RSQ"], &[(0x4080_0000, 0x3F00_0000)]);
@@ -90,7 +106,10 @@ fn f64_high_word_approximations() {
     }
     // The MUFU forms work on the high word alone; .SAT is ignored for them [DOC opMUFU].
     assert_eq!(eval_on(Target::DEFAULT, "MUFU.RCP64H", &[0x3FF0_0000]), 0x3FF0_0000);
-    assert_eq!(eval_on(Target::DEFAULT, "MUFU.RSQ64H.SAT", &[0x3FD0_0000]), eval_on(Target::DEFAULT, "MUFU.RSQ64H", &[0x3FD0_0000]));
+    assert_eq!(
+        eval_on(Target::DEFAULT, "MUFU.RSQ64H.SAT", &[0x3FD0_0000]),
+        eval_on(Target::DEFAULT, "MUFU.RSQ64H", &[0x3FD0_0000])
+    );
     assert_eq!(eval_on(Target::DEFAULT, "MUFU.RSQ64H", &[0xBFF0_0000]), 0x7FFF_FFFF);
 }
 
@@ -122,13 +141,24 @@ fn sin_cos_approx() {
     table(&["sin.approx.f32", "sin.approx.ftz.f32"], &[(NEG_SUB, NEG_ZERO), (POS_SUB, POS_ZERO)]);
     table(&["cos.approx.f32", "cos.approx.ftz.f32"], &[(NEG_SUB, ONE), (POS_SUB, ONE)]);
     // The MUFU page: SIN(±denorm) = ±0, COS(denorm) = 1.
-    table(&["MUFU.SIN"], &[(NEG_SUB, NEG_ZERO), (POS_SUB, POS_ZERO), (NEG_ZERO, NEG_ZERO), (POS_INF, CNAN), (NAN, CNAN)]);
+    table(
+        &["MUFU.SIN"],
+        &[(NEG_SUB, NEG_ZERO), (POS_SUB, POS_ZERO), (NEG_ZERO, NEG_ZERO), (POS_INF, CNAN), (NAN, CNAN)],
+    );
     table(&["MUFU.COS"], &[(NEG_SUB, ONE), (POS_SUB, ONE), (NEG_ZERO, ONE), (NEG_INF, CNAN), (NAN, CNAN)]);
 }
 
 #[test]
 fn lg2_ex2_approx_f32() {
-    let lg2 = [(NEG_INF, CNAN), (NEG_NORMAL, CNAN), (NEG_ZERO, NEG_INF), (POS_ZERO, NEG_INF), (POS_INF, POS_INF), (NAN, CNAN), (ONE, 0)];
+    let lg2 = [
+        (NEG_INF, CNAN),
+        (NEG_NORMAL, CNAN),
+        (NEG_ZERO, NEG_INF),
+        (POS_ZERO, NEG_INF),
+        (POS_INF, POS_INF),
+        (NAN, CNAN),
+        (ONE, 0),
+    ];
     table(&["lg2.approx.f32", "lg2.approx.ftz.f32", "MUFU.LG2"], &lg2);
     table(&["lg2.approx.ftz.f32", "MUFU.LG2"], &[(NEG_SUB, NEG_INF), (POS_SUB, NEG_INF)]);
     let ex2 = [(NEG_INF, POS_ZERO), (NEG_ZERO, ONE), (POS_ZERO, ONE), (POS_INF, POS_INF), (NAN, CNAN)];
@@ -175,7 +205,15 @@ fn ex2_approx_half() {
     for (x, want) in [(0xFC00u64, 0u64), (0x8000, 0x3C00), (0, 0x3C00), (0x7C00, 0x7C00), (0x7E00, 0x7FFF)] {
         assert_eq!(eval_on(Target::DEFAULT, "ex2.approx.f16", &[x]), want, "ex2.approx.f16({x:#x})");
     }
-    let bf = [(0xFF80u64, 0u64), (0x8001, 0x3F80), (0x8000, 0x3F80), (0, 0x3F80), (0x0001, 0x3F80), (0x7F80, 0x7F80), (0x7FC0, 0x7FFF)];
+    let bf = [
+        (0xFF80u64, 0u64),
+        (0x8001, 0x3F80),
+        (0x8000, 0x3F80),
+        (0, 0x3F80),
+        (0x0001, 0x3F80),
+        (0x7F80, 0x7F80),
+        (0x7FC0, 0x7FFF),
+    ];
     for (x, want) in bf {
         assert_eq!(eval_on(Target::DEFAULT, "ex2.approx.ftz.bf16", &[x]), want, "ex2.approx.ftz.bf16({x:#x})");
     }

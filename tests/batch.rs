@@ -20,7 +20,8 @@ fn words(instr: &Instr, k: usize, len: usize, seed: u64) -> Vec<u64> {
     (0..len as u64)
         .map(|i| {
             let r = splitmix(seed ^ (i << 8) ^ k as u64);
-            let lane = |r: u64| if r % 5 == 0 { specials[(r >> 8) as usize % specials.len()] } else { r >> 11 & f.mask() };
+            let lane =
+                |r: u64| if r % 5 == 0 { specials[(r >> 8) as usize % specials.len()] } else { r >> 11 & f.mask() };
             let mut w = 0;
             for l in 0..ty.lanes() {
                 w |= lane(splitmix(r ^ l as u64)) << (l * f.bits());
@@ -33,7 +34,10 @@ fn words(instr: &Instr, k: usize, len: usize, seed: u64) -> Vec<u64> {
 /// Batch-evaluate with words of the right widths, starting `offset` words into the buffers.
 fn batch(instr: &Instr, target: Target, srcs: &[Vec<u64>], offset: usize) -> Vec<u64> {
     fn typed<S: Word, D: Word>(instr: &Instr, target: Target, srcs: &[Vec<u64>], offset: usize) -> Vec<u64> {
-        let owned: Vec<Vec<S>> = srcs.iter().map(|s| std::iter::repeat_n(S::from_u64(0), offset).chain(s.iter().map(|&x| S::from_u64(x))).collect()).collect();
+        let owned: Vec<Vec<S>> = srcs
+            .iter()
+            .map(|s| std::iter::repeat_n(S::from_u64(0), offset).chain(s.iter().map(|&x| S::from_u64(x))).collect())
+            .collect();
         let refs: Vec<&[S]> = owned.iter().map(|s| &s[offset..]).collect();
         let len = srcs.first().map_or(0, Vec::len);
         let mut out = vec![D::from_u64(0); len + offset];
@@ -88,13 +92,28 @@ fn check_length(instr: &Instr, target: Target, sources: usize, len: usize) {
 
 #[test]
 fn results_do_not_depend_on_the_thread_count() {
-    for spelling in ["add.rn.f32", "fma.rz.ftz.f32", "rcp.approx.f32", "sin.approx.ftz.f32", "fma.rn.f16x2", "fma.rn.bf16x2", "div.rn.f64", "cvt.rn.f16.f32"] {
+    for spelling in [
+        "add.rn.f32",
+        "fma.rz.ftz.f32",
+        "rcp.approx.f32",
+        "sin.approx.ftz.f32",
+        "fma.rn.f16x2",
+        "fma.rn.bf16x2",
+        "div.rn.f64",
+        "cvt.rn.f16.f32",
+    ] {
         let instr: Instr = spelling.parse().unwrap();
         let len = 100_003;
         let srcs: Vec<Vec<u64>> = (0..instr.operand_counts()[0]).map(|k| words(&instr, k, len, 7)).collect();
         let results: Vec<Vec<u64>> = [1, 2, 3]
             .iter()
-            .map(|&n| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap().install(|| batch(&instr, Target::DEFAULT, &srcs, 0)))
+            .map(|&n| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .build()
+                    .unwrap()
+                    .install(|| batch(&instr, Target::DEFAULT, &srcs, 0))
+            })
             .collect();
         assert_eq!(results[0], results[1], "{spelling}");
         assert_eq!(results[0], results[2], "{spelling}");
@@ -108,7 +127,10 @@ fn bad_buffers_are_errors() {
     let short = [0u32; 3];
     let mut d = [0u32; 4];
     let t = Target::DEFAULT;
-    assert!(matches!(add.eval_batch(t, &[&a[..], &short[..]], &mut d), Err(BatchError::Length { operand: 1, len: 3, expected: 4, .. })));
+    assert!(matches!(
+        add.eval_batch(t, &[&a[..], &short[..]], &mut d),
+        Err(BatchError::Length { operand: 1, len: 3, expected: 4, .. })
+    ));
     assert!(matches!(add.eval_batch(t, &[&a[..]], &mut d), Err(BatchError::Arity { got: 1, .. })));
     let wide = [0u64; 4];
     let mut d64 = [0u64; 4];

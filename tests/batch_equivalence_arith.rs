@@ -23,9 +23,9 @@ use std::time::Instant;
 
 use common::{ap_div, pair, seed, triple, Kind, Layout, Rng};
 use ptxfp::ptx::{catalog, KNOWN_SM};
-use ptxfp::{Format, Instr, Opcode, Rounding, Target, Word};
 #[cfg(feature = "exhaustive-kernels")]
 use ptxfp::Type;
+use ptxfp::{Format, Instr, Opcode, Rounding, Target, Word};
 use rayon::prelude::*;
 
 /// Operand words per family × format in the default tier.

@@ -43,10 +43,7 @@ fn generated_catalog_equals_the_published_one_outside_cvt() {
 
 #[test]
 fn every_illegal_spelling_is_rejected_with_a_reason() {
-    let illegal: Vec<&str> = include_str!("data/illegal.txt")
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .collect();
+    let illegal: Vec<&str> = include_str!("data/illegal.txt").lines().filter(|l| !l.starts_with('#')).collect();
     assert!(illegal.len() > 40);
     for spelling in illegal.iter().copied().chain([""]) {
         let err = spelling.parse::<Instr>().expect_err(spelling);
@@ -157,7 +154,11 @@ fn every_catalog_spelling_evaluates_on_every_target_that_has_it() {
             let types: Vec<_> = (0..e.sources).map(|i| e.instr.source_type(i)).collect();
             let values = edge_operands(types[0]);
             for &v in &values {
-                let operands: Vec<u64> = types.iter().enumerate().map(|(i, t)| edge_operands(*t)[(i * 3 + v as usize) % values.len()]).collect();
+                let operands: Vec<u64> = types
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| edge_operands(*t)[(i * 3 + v as usize) % values.len()])
+                    .collect();
                 let r = e.instr.eval_on(target, &operands);
                 assert!(r.is_ok(), "{} on {target}: {:?}", e.instr, r);
                 let width = e.instr.ty().bits();

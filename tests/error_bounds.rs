@@ -31,7 +31,12 @@ impl Worst {
 /// Evaluate `spelling` on every `step`-th f32 bit pattern accepted by `domain` and return the
 /// largest `error(x, result)`. Inputs go through batch evaluation in blocks (SIMD kernels where
 /// they exist; tests/batch*.rs prove them bit-identical to the scalar definitions).
-fn sweep(spelling: &str, step: u32, domain: impl Fn(f32) -> bool + Sync, error: impl Fn(f32, f32) -> f64 + Sync) -> Worst {
+fn sweep(
+    spelling: &str,
+    step: u32,
+    domain: impl Fn(f32) -> bool + Sync,
+    error: impl Fn(f32, f32) -> f64 + Sync,
+) -> Worst {
     const BLOCK: u64 = 1 << 16;
     let instr: Instr = spelling.parse().unwrap();
     let count = (u32::MAX / step) as u64 + 1;
@@ -192,9 +197,9 @@ fn division(spelling: &str, pairs_per_divisor: u32, limited: bool) {
         // f64 division then rounding to f32 is the correctly rounded quotient (53 >= 2·24 + 2).
         Worst { error: bit_distance(r, q as f32), input: b_bits }
     };
-    let divisors = (0x3F80_0000u32..0x4000_0000).into_par_iter().map(|b| {
-        dividends.iter().map(|&a| measure(a, b)).fold(Worst::NONE, Worst::max)
-    });
+    let divisors = (0x3F80_0000u32..0x4000_0000)
+        .into_par_iter()
+        .map(|b| dividends.iter().map(|&a| measure(a, b)).fold(Worst::NONE, Worst::max));
     let random = (0..1_000_000u64).into_par_iter().map(|k| {
         let r = splitmix(k ^ 0xD1B5_4A32_D192_ED03);
         measure(r as u32, (r >> 32) as u32)

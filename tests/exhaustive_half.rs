@@ -53,14 +53,8 @@ fn exhaustive(fmt: Format, op: Op) {
     type Widen = fn(u16) -> f32;
     type Narrow = fn(f32) -> u16;
     let (widen, narrow): (Widen, Narrow) = match fmt {
-        Format::F16 => (
-            |x| half::f16::from_bits(x).to_f32(),
-            |x| half::f16::from_f32(x).to_bits(),
-        ),
-        Format::BF16 => (
-            |x| half::bf16::from_bits(x).to_f32(),
-            |x| half::bf16::from_f32(x).to_bits(),
-        ),
+        Format::F16 => (|x| half::f16::from_bits(x).to_f32(), |x| half::f16::from_f32(x).to_bits()),
+        Format::BF16 => (|x| half::bf16::from_bits(x).to_f32(), |x| half::bf16::from_f32(x).to_bits()),
         _ => unreachable!(),
     };
     let name = match op {
@@ -78,46 +72,24 @@ fn exhaustive(fmt: Format, op: Op) {
         for b in 0u32..=0xFFFF {
             let fb = widen(b as u16);
             let (got, exact) = match op {
-                Op::Add => (
-                    add::add(fmt, a as u64, b as u64, Rounding::Rn, false),
-                    fa + fb,
-                ),
-                Op::Sub => (
-                    add::sub(fmt, a as u64, b as u64, Rounding::Rn, false),
-                    fa - fb,
-                ),
-                Op::Mul => (
-                    mul::mul(fmt, a as u64, b as u64, Rounding::Rn, false),
-                    fa * fb,
-                ),
+                Op::Add => (add::add(fmt, a as u64, b as u64, Rounding::Rn, false), fa + fb),
+                Op::Sub => (add::sub(fmt, a as u64, b as u64, Rounding::Rn, false), fa - fb),
+                Op::Mul => (mul::mul(fmt, a as u64, b as u64, Rounding::Rn, false), fa * fb),
             };
-            let want = if exact.is_nan() {
-                0x7FFF
-            } else {
-                narrow(exact) as u64
-            };
+            let want = if exact.is_nan() { 0x7FFF } else { narrow(exact) as u64 };
             if got != want {
                 local += 1;
                 let mut ex = examples.lock().unwrap();
                 if ex.len() < 10 {
-                    ex.push(format!(
-                        "{label} [{a:#06x}, {b:#06x}]: ptxfp {got:#06x} reference {want:#06x}"
-                    ));
+                    ex.push(format!("{label} [{a:#06x}, {b:#06x}]: ptxfp {got:#06x} reference {want:#06x}"));
                 }
             }
         }
         failed.fetch_add(local, Ordering::Relaxed);
     });
     let failed = failed.into_inner();
-    eprintln!(
-        "{label}: 4294967296 operand pairs, {failed} mismatches, {:.1?}",
-        start.elapsed()
-    );
-    assert!(
-        failed == 0,
-        "{label}: {failed} mismatches:\n{}",
-        examples.into_inner().unwrap().join("\n")
-    );
+    eprintln!("{label}: 4294967296 operand pairs, {failed} mismatches, {:.1?}", start.elapsed());
+    assert!(failed == 0, "{label}: {failed} mismatches:\n{}", examples.into_inner().unwrap().join("\n"));
 }
 
 #[test]

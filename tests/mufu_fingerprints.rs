@@ -21,8 +21,7 @@ fn histogram(
     let mut h = BTreeMap::new();
     for x in inputs {
         let r = reference(f64::from(f32::from_bits(x))) as f32;
-        *h.entry(i64::from(model(x)) - i64::from(r.to_bits()))
-            .or_insert(0) += 1;
+        *h.entry(i64::from(model(x)) - i64::from(r.to_bits())).or_insert(0) += 1;
     }
     h
 }
@@ -51,10 +50,7 @@ fn rsq_ref(x: f64) -> f64 {
 fn mufu_rcp_fingerprint_one_to_two() {
     let h = histogram(0x3F80_0000..=0x3FFF_FFFF, rcp, rcp_ref);
     assert_eq!(buckets(&h), [7_280_086, 1_108_522, 0], "{h:?}");
-    assert_eq!(
-        h,
-        BTreeMap::from([(-1, 374_723), (0, 7_280_086), (1, 733_799)])
-    );
+    assert_eq!(h, BTreeMap::from([(-1, 374_723), (0, 7_280_086), (1, 733_799)]));
 }
 
 /// MUFU.RSQ (`rsqrt.approx.f32` on sm_80) over all 2^23 x in [1, 2), reference
@@ -64,10 +60,7 @@ fn mufu_rcp_fingerprint_one_to_two() {
 fn mufu_rsq_fingerprint_one_to_two() {
     let h = histogram(0x3F80_0000..=0x3FFF_FFFF, rsq, rsq_ref);
     assert_eq!(buckets(&h), [6_505_163, 1_883_437, 8], "{h:?}");
-    assert_eq!(
-        h,
-        BTreeMap::from([(-2, 8), (-1, 1_265_297), (0, 6_505_163), (1, 618_140)])
-    );
+    assert_eq!(h, BTreeMap::from([(-2, 8), (-1, 1_265_297), (0, 6_505_163), (1, 618_140)]));
 }
 
 /// MUFU.RSQ over all 2^23 x in [2, 4): hardware 0: 6,637,923, ±1: 1,750,685, ±2 or more: 0.
@@ -76,10 +69,7 @@ fn mufu_rsq_fingerprint_one_to_two() {
 fn mufu_rsq_fingerprint_two_to_four() {
     let h = histogram(0x4000_0000..=0x407F_FFFF, rsq, rsq_ref);
     assert_eq!(buckets(&h), [6_637_923, 1_750_685, 0], "{h:?}");
-    assert_eq!(
-        h,
-        BTreeMap::from([(-1, 1_079_094), (0, 6_637_923), (1, 671_591)])
-    );
+    assert_eq!(h, BTreeMap::from([(-1, 1_079_094), (0, 6_637_923), (1, 671_591)]));
 }
 
 /// "Table probed at biased exp 127 equals table at biased exp 128 for 8388608/8388608
@@ -87,11 +77,7 @@ fn mufu_rsq_fingerprint_two_to_four() {
 #[test]
 fn mufu_rcp_exponent_independence() {
     for x in 0x3F80_0000u32..=0x3FFF_FFFF {
-        assert_eq!(
-            rcp(x + (1 << 23)) & 0x7F_FFFF,
-            rcp(x) & 0x7F_FFFF,
-            "x = {x:#x}"
-        );
+        assert_eq!(rcp(x + (1 << 23)) & 0x7F_FFFF, rcp(x) & 0x7F_FFFF, "x = {x:#x}");
     }
 }
 
@@ -111,8 +97,7 @@ fn mufu_rsq_depends_on_fraction_and_parity() {
 /// both signs. No histogram was published, so this is the structural claim only [INF model].
 #[test]
 fn mufu_ex2_correction_depends_on_fraction_only() {
-    let corr =
-        |x: f32| i64::from(ex2(x.to_bits())) - i64::from((f64::from(x).exp2() as f32).to_bits());
+    let corr = |x: f32| i64::from(ex2(x.to_bits())) - i64::from((f64::from(x).exp2() as f32).to_bits());
     for f in 0..1u32 << 23 {
         let t = f as f32 / (1u32 << 23) as f32;
         assert_eq!(corr(t), corr(1.0 + t), "f = {f:#x}");

@@ -33,22 +33,14 @@ struct Worst {
 }
 
 impl Worst {
-    const NONE: Worst = Worst {
-        error: 0.0,
-        input: 0,
-        ulps: 0.0,
-    };
+    const NONE: Worst = Worst { error: 0.0, input: 0, ulps: 0.0 };
 
     fn of(input: u64, error: f64, ulps: f64) -> Worst {
         Worst { error, input, ulps }
     }
 
     fn max(self, other: Worst) -> Worst {
-        let mut w = if other.error > self.error || other.error.is_nan() {
-            other
-        } else {
-            self
-        };
+        let mut w = if other.error > self.error || other.error.is_nan() { other } else { self };
         w.ulps = self.ulps.max(other.ulps);
         w
     }
@@ -106,10 +98,7 @@ fn sqrt_relative_error_all_of_one_to_four() {
             let exact = f32_of(x).sqrt();
             let err = (f32_of(r) - exact).abs();
             let cr = exact as f32;
-            assert!(
-                r.abs_diff(cr.to_bits()) <= 1,
-                "sqrt({x:#x}) = {r:#x} is more than 1 ulp from {cr:e}"
-            );
+            assert!(r.abs_diff(cr.to_bits()) <= 1, "sqrt({x:#x}) = {r:#x} is more than 1 ulp from {cr:e}");
             Worst::of(x.into(), err / exact, err / ulp(exact, 24, -126))
         })
         .reduce(|| Worst::NONE, Worst::max);
@@ -123,11 +112,7 @@ fn sqrt_depends_only_on_fraction_and_parity() {
         let r = sqrt(x);
         for s in -63..=63i32 {
             let scaled = x.wrapping_add_signed((2 * s) << 23);
-            assert_eq!(
-                sqrt(scaled),
-                r.wrapping_add_signed(s << 23),
-                "sqrt({scaled:#x}) vs sqrt({x:#x})"
-            );
+            assert_eq!(sqrt(scaled), r.wrapping_add_signed(s << 23), "sqrt({scaled:#x}) vs sqrt({x:#x})");
         }
     }
 }
@@ -151,11 +136,7 @@ fn sqrt_relative_error_at_the_exponent_extremes() {
 /// Relative error of `tanh(x)` and the check that `tanh(−x) = −tanh(x)` bit for bit.
 fn tanh_case(x: u32) -> Worst {
     let r = tanh(x);
-    assert_eq!(
-        tanh(x | 0x8000_0000),
-        r | 0x8000_0000,
-        "tanh is not odd at {x:#x}"
-    );
+    assert_eq!(tanh(x | 0x8000_0000), r | 0x8000_0000, "tanh is not odd at {x:#x}");
     let exact = core_math::tanh(f32_of(x));
     if exact == 0.0 {
         assert_eq!(r, x, "tanh(±0)");
@@ -166,10 +147,7 @@ fn tanh_case(x: u32) -> Worst {
 }
 
 fn tanh_sweep(inputs: impl IndexedParallelIterator<Item = u32>) -> Worst {
-    inputs
-        .with_min_len(1 << 14)
-        .map(tanh_case)
-        .reduce(|| Worst::NONE, Worst::max)
+    inputs.with_min_len(1 << 14).map(tanh_case).reduce(|| Worst::NONE, Worst::max)
 }
 
 /// Default tier: every 61st non-negative finite input, every 7th input of the table range
@@ -177,24 +155,15 @@ fn tanh_sweep(inputs: impl IndexedParallelIterator<Item = u32>) -> Worst {
 #[test]
 fn tanh_relative_error_sampled() {
     let finite = (0..0x7F80_0000u32 / 61).into_par_iter().map(|k| k * 61);
-    let table = (0..(0x4100_0000u32 - 0x3D00_0000) / 7)
-        .into_par_iter()
-        .map(|k| 0x3D00_0000 + k * 7);
+    let table = (0..(0x4100_0000u32 - 0x3D00_0000) / 7).into_par_iter().map(|k| 0x3D00_0000 + k * 7);
     let edges = [0x3D00_0000u32, 0x4100_0000, 0x3F80_0000]
         .into_par_iter()
         .flat_map(|b| (b - (1 << 16)..b + (1 << 16)).into_par_iter());
     let in_table = tanh_sweep(table);
-    let w = tanh_sweep(finite)
-        .max(in_table)
-        .max(edges.map(tanh_case).reduce(|| Worst::NONE, Worst::max));
+    let w = tanh_sweep(finite).max(in_table).max(edges.map(tanh_case).reduce(|| Worst::NONE, Worst::max));
     check("MUFU.TANH (sampled)", "relative", w, -11.0);
     // The table alone (2^-5 ≤ |x| < 8) is far more accurate: the pass-through bounds the model.
-    check(
-        "MUFU.TANH table range [2^-5, 8) (sampled)",
-        "relative",
-        in_table,
-        -15.0,
-    );
+    check("MUFU.TANH table range [2^-5, 8) (sampled)", "relative", in_table, -15.0);
     for x in [0xFF80_0000u32, 0x7F80_0000] {
         assert_eq!(tanh(x), 0x3F80_0000 | (x & 0x8000_0000));
     }
@@ -207,29 +176,15 @@ fn tanh_relative_error_all_inputs() {
     let w = tanh_sweep((0..0x7F80_0001u32).into_par_iter());
     check("MUFU.TANH (all inputs)", "relative", w, -11.0);
     let in_table = tanh_sweep((0x3D00_0000..0x4100_0000u32).into_par_iter());
-    check(
-        "MUFU.TANH table range [2^-5, 8) (all inputs)",
-        "relative",
-        in_table,
-        -15.0,
-    );
-    (0x7F80_0001..=0x7FFF_FFFFu32)
-        .into_par_iter()
-        .for_each(|x| {
-            assert_eq!(tanh(x), 0x7FFF_FFFF);
-            assert_eq!(tanh(x | 0x8000_0000), 0x7FFF_FFFF);
-        });
+    check("MUFU.TANH table range [2^-5, 8) (all inputs)", "relative", in_table, -15.0);
+    (0x7F80_0001..=0x7FFF_FFFFu32).into_par_iter().for_each(|x| {
+        assert_eq!(tanh(x), 0x7FFF_FFFF);
+        assert_eq!(tanh(x | 0x8000_0000), 0x7FFF_FFFF);
+    });
 }
 
 /// Absolute error of a 16-bit tanh over all 2^16 inputs (NaNs: canonical NaN).
-fn tanh_half(
-    name: &str,
-    f: fn(u16) -> u16,
-    to_f64: fn(u16) -> f64,
-    p: i32,
-    emin: i32,
-    log2_bound: f64,
-) {
+fn tanh_half(name: &str, f: fn(u16) -> u16, to_f64: fn(u16) -> f64, p: i32, emin: i32, log2_bound: f64) {
     let mut w = Worst::NONE;
     for x in 0..=u16::MAX {
         let xv = to_f64(x);
@@ -241,41 +196,19 @@ fn tanh_half(
         assert_eq!(f(x ^ 0x8000), r ^ 0x8000, "{name} is not odd at {x:#06x}");
         let exact = core_math::tanh(xv);
         let err = (to_f64(r) - exact).abs();
-        w = w.max(Worst::of(
-            x.into(),
-            err,
-            if exact == 0.0 {
-                0.0
-            } else {
-                err / ulp(exact, p, emin)
-            },
-        ));
+        w = w.max(Worst::of(x.into(), err, if exact == 0.0 { 0.0 } else { err / ulp(exact, p, emin) }));
     }
     check(name, "absolute", w, log2_bound);
 }
 
 #[test]
 fn tanh_f16_absolute_error_all_inputs() {
-    tanh_half(
-        "MUFU.TANH.F16",
-        tanh_f16,
-        |x| half::f16::from_bits(x).to_f64(),
-        11,
-        -14,
-        -10.987,
-    );
+    tanh_half("MUFU.TANH.F16", tanh_f16, |x| half::f16::from_bits(x).to_f64(), 11, -14, -10.987);
 }
 
 #[test]
 fn tanh_bf16_absolute_error_all_inputs() {
-    tanh_half(
-        "MUFU.TANH.BF16",
-        tanh_bf16,
-        |x| half::bf16::from_bits(x).to_f64(),
-        8,
-        -126,
-        -8.0,
-    );
+    tanh_half("MUFU.TANH.BF16", tanh_bf16, |x| half::bf16::from_bits(x).to_f64(), 8, -126, -8.0);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -301,20 +234,11 @@ fn ex2_f16_error_all_inputs() {
         } else if exact >= 2f64.powi(-14) {
             normal = normal.max(Worst::of(x.into(), err / exact, err / ulp(exact, 11, -14)));
         } else {
-            subnormal = subnormal.max(Worst::of(
-                x.into(),
-                err - 2f64.powi(-22) * exact,
-                err / 2f64.powi(-24),
-            ));
+            subnormal = subnormal.max(Worst::of(x.into(), err - 2f64.powi(-22) * exact, err / 2f64.powi(-24)));
         }
     }
     check("MUFU.EX2.F16 (normal results)", "relative", normal, -9.9);
-    check(
-        "MUFU.EX2.F16 (subnormal results, excess over 2^-22 relative)",
-        "absolute",
-        subnormal,
-        -25.0,
-    );
+    check("MUFU.EX2.F16 (subnormal results, excess over 2^-22 relative)", "absolute", subnormal, -25.0);
 }
 
 /// bf16: relative error on every input with a normal result; results below 2^-126 are +0
@@ -354,31 +278,17 @@ fn hi_of(hi: u32) -> f64 {
 
 /// All 2^20 fractions at the given biased exponents (positive and negative for RCP64H),
 /// relative error against f64 `reference`; results below 2^-1022 must be flushed.
-fn sweep_64h(
-    name: &str,
-    model: fn(u32) -> u32,
-    reference: fn(f64) -> f64,
-    exponents: &[u32],
-    signs: &[u32],
-) {
+fn sweep_64h(name: &str, model: fn(u32) -> u32, reference: fn(f64) -> f64, exponents: &[u32], signs: &[u32]) {
     let w = exponents
         .par_iter()
         .flat_map(|&e| {
-            signs.par_iter().flat_map(move |&s| {
-                (0..1u32 << 20)
-                    .into_par_iter()
-                    .map(move |f| s | e << 20 | f)
-            })
+            signs.par_iter().flat_map(move |&s| (0..1u32 << 20).into_par_iter().map(move |f| s | e << 20 | f))
         })
         .map(|hi| {
             let r = model(hi);
             let exact = reference(hi_of(hi));
             if exact.abs() < f64::MIN_POSITIVE {
-                assert_eq!(
-                    r,
-                    hi & 0x8000_0000,
-                    "{name}({hi:#010x}) must flush to a signed zero"
-                );
+                assert_eq!(r, hi & 0x8000_0000, "{name}({hi:#010x}) must flush to a signed zero");
                 return Worst::NONE;
             }
             let err = (hi_of(r) - exact).abs();
@@ -391,24 +301,13 @@ fn sweep_64h(
 #[test]
 fn rcp64h_relative_error_all_fractions() {
     let exponents = [1, 2, 511, 1022, 1023, 1024, 1535, 2044, 2045, 2046];
-    sweep_64h(
-        "MUFU.RCP64H",
-        rcp64h,
-        |x| 1.0 / x,
-        &exponents,
-        &[0, 0x8000_0000],
-    );
+    sweep_64h("MUFU.RCP64H", rcp64h, |x| 1.0 / x, &exponents, &[0, 0x8000_0000]);
     // The result depends only on the fraction (and the sign), for every normal result.
     for f in (0..1u32 << 20).step_by(1021) {
         let r = rcp64h(0x3FF0_0000 | f);
         for e in 1..=2044u32 {
             let expected = (r as i64 + ((1023 - e as i64) << 20)) as u32;
-            assert_eq!(
-                rcp64h(e << 20 | f),
-                expected,
-                "rcp64h({:#010x})",
-                e << 20 | f
-            );
+            assert_eq!(rcp64h(e << 20 | f), expected, "rcp64h({:#010x})", e << 20 | f);
         }
     }
 }
@@ -426,12 +325,7 @@ fn rsq64h_relative_error_all_fractions() {
             if (scaled >> 20) & 0x7FF == 0 || (scaled >> 20) & 0x7FF >= 0x7FF {
                 continue;
             }
-            assert_eq!(
-                rsq64h(scaled),
-                r.wrapping_add_signed(-s << 20),
-                "rsq64h({scaled:#010x})"
-            );
+            assert_eq!(rsq64h(scaled), r.wrapping_add_signed(-s << 20), "rsq64h({scaled:#010x})");
         }
     }
 }
-

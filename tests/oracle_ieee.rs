@@ -125,10 +125,7 @@ fn case(rng: &mut Rng, l: Layout, op: Op, rnd: Rounding, instr: &str) -> Option<
             let host = host_rn(fmt, op, ops).unwrap_or(got);
             let want = (-8..=8)
                 .flat_map(|k| [l.nudge(got, k), l.nudge(host, k)])
-                .chain([
-                    l.canonical_nan().unwrap_or(l.exp_mask() | l.quiet_bit()),
-                    x[0],
-                ])
+                .chain([l.canonical_nan().unwrap_or(l.exp_mask() | l.quiet_bit()), x[0]])
                 .find(|&r| sqrt_is_correct(l, x[0], r, rnd));
             return Some(match want {
                 Some(want) => report(instr, l, ops, got, want),
@@ -215,9 +212,7 @@ scalar_tests! {
 
 /// `spelling` evaluated on edge-biased operands, each lane compared with the reference at RN.
 fn ptx_spelling(spelling: &str, fmt: Format, op: Op, lanes: u32) {
-    let instr: Instr = spelling
-        .parse()
-        .unwrap_or_else(|e| panic!("{spelling}: {e:?}"));
+    let instr: Instr = spelling.parse().unwrap_or_else(|e| panic!("{spelling}: {e:?}"));
     let l = Layout::of(fmt);
     let n = run(spelling, N, |rng| {
         let mut words = [0u64; 3];
@@ -257,9 +252,7 @@ fn ptx_spelling(spelling: &str, fmt: Format, op: Op, lanes: u32) {
             }
         }
         if lanes == 1 && got_word >> l.bits != 0 {
-            return Some(format!(
-                "{spelling}: result {got_word:#x} wider than its type"
-            ));
+            return Some(format!("{spelling}: result {got_word:#x} wider than its type"));
         }
         None
     });
@@ -305,14 +298,7 @@ fn convert(from: Format, to: Format) {
             } else {
                 agrees(lt, got, want)
             };
-            (!ok).then(|| {
-                format!(
-                    "{instr} [{}]: ptxfp {} oracle {}",
-                    lf.hex(a),
-                    lt.hex(got),
-                    lt.hex(want)
-                )
-            })
+            (!ok).then(|| format!("{instr} [{}]: ptxfp {} oracle {}", lf.hex(a), lt.hex(got), lt.hex(want)))
         });
     }
     eprintln!("cvt {} -> {}: {total} cases in total", lf.name(), lt.name());
@@ -355,8 +341,7 @@ fn generators_cover_the_edges() {
     for fmt in [Format::F16, Format::BF16, Format::F32, Format::F64] {
         let l = Layout::of(fmt);
         let mut rng = Rng::new(seed("generators", fmt as u64));
-        let (mut sub, mut zero, mut inf, mut nan, mut snan, mut near_max, mut near_min) =
-            (0, 0, 0, 0, 0, 0, 0);
+        let (mut sub, mut zero, mut inf, mut nan, mut snan, mut near_max, mut near_min) = (0, 0, 0, 0, 0, 0, 0);
         let n = 100_000;
         for _ in 0..n {
             let x = operand(&mut rng, l);
@@ -389,11 +374,7 @@ fn generators_cover_the_edges() {
             ("near max finite", near_max),
             ("near min normal", near_min),
         ] {
-            assert!(
-                count * 100 >= n * 2,
-                "{}: only {count} {what} operands of {n}",
-                l.name()
-            );
+            assert!(count * 100 >= n * 2, "{}: only {count} {what} operands of {n}", l.name());
         }
         // Additions on an exact midpoint of the result grid: RN and RZ must differ from RP or
         // RM, and the RN result must be even; count how often the tie generator hits one.
@@ -405,28 +386,15 @@ fn generators_cover_the_edges() {
             if l.is_finite_nonzero(up) && l.is_finite_nonzero(down) && up != down {
                 // Inexact: is the exact sum the midpoint? a + b − down == up − (a + b).
                 let q = |x| to_quad(fmt, x);
-                let s = q(a)
-                    .add_r(q(b), rustc_apfloat::Round::NearestTiesToEven)
-                    .value;
-                let d1 = s
-                    .sub_r(q(down), rustc_apfloat::Round::NearestTiesToEven)
-                    .value;
-                let d2 = q(up)
-                    .sub_r(s, rustc_apfloat::Round::NearestTiesToEven)
-                    .value;
+                let s = q(a).add_r(q(b), rustc_apfloat::Round::NearestTiesToEven).value;
+                let d1 = s.sub_r(q(down), rustc_apfloat::Round::NearestTiesToEven).value;
+                let d2 = q(up).sub_r(s, rustc_apfloat::Round::NearestTiesToEven).value;
                 if d1.abs().partial_cmp(&d2.abs()) == Some(std::cmp::Ordering::Equal) {
                     ties += 1;
                 }
             }
         }
-        eprintln!(
-            "{}: {ties} exact-midpoint sums among {n} add pairs",
-            l.name()
-        );
-        assert!(
-            ties * 100 >= n,
-            "{}: only {ties} midpoint sums of {n}",
-            l.name()
-        );
+        eprintln!("{}: {ties} exact-midpoint sums among {n} add pairs", l.name());
+        assert!(ties * 100 >= n, "{}: only {ties} midpoint sums of {n}", l.name());
     }
 }

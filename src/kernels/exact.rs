@@ -16,7 +16,9 @@
 
 use wide::{f32x16, f64x8, u32x16, u32x8, u64x8};
 
-use super::lanes::{map, narrow_mask, nearest_f32, saturate, to_odd, truncate, two_sum, zero_sign, Dir, Lanes, Rm, Rn, Rp, Rz};
+use super::lanes::{
+    map, narrow_mask, nearest_f32, saturate, to_odd, truncate, two_sum, zero_sign, Dir, Lanes, Rm, Rn, Rp, Rz,
+};
 use super::Kernel;
 use crate::format::Format;
 use crate::ptx::{Instr, Mode, Opcode};

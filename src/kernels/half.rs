@@ -235,7 +235,8 @@ impl Half for BF16 {
         let shift = Format::F32.bits() - Format::BF16.bits();
         let increment = u32x16::splat((1 << (shift - 1)) - 1) + ((odd >> shift) & u32x16::splat(1));
         let bf16 = (odd + increment) >> shift;
-        let nan = (odd & u32x16::splat(Format::F32.mask() as u32 >> 1)).simd_gt(u32x16::splat(Format::F32.inf(false) as u32));
+        let nan =
+            (odd & u32x16::splat(Format::F32.mask() as u32 >> 1)).simd_gt(u32x16::splat(Format::F32.inf(false) as u32));
         <f32x16 as Lanes>::select(nan, u32x16::splat(Format::BF16.canonical_nan() as u32), bf16)
     }
 }

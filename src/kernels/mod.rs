@@ -35,7 +35,12 @@ impl Kernel {
 
 /// `f` on the buffers reinterpreted as words of type `W` (little-endian, so a packed word's
 /// element 0 comes first).
-fn call<W: bytemuck::Pod, S: Word, D: Word>(f: fn(&Instr, &[&[W]], &mut [W]), instr: &Instr, srcs: &[&[S]], dst: &mut [D]) {
+fn call<W: bytemuck::Pod, S: Word, D: Word>(
+    f: fn(&Instr, &[&[W]], &mut [W]),
+    instr: &Instr,
+    srcs: &[&[S]],
+    dst: &mut [D],
+) {
     let mut words: [&[W]; 3] = [&[]; 3];
     for (w, s) in words.iter_mut().zip(srcs) {
         *w = bytemuck::cast_slice(s);

@@ -74,14 +74,7 @@ mod tests {
     fn special_values_of_the_mufu_page() {
         // opMUFU: EX2(-denorm) = +1, EX2(-0) = +1, EX2(+0) = +1, EX2(+denorm) = +1,
         // EX2(-Inf) or underflow = +0, EX2(+Inf) or overflow = +Inf, EX2(NaN) = NaN.
-        for z in [
-            0,
-            0x8000_0000,
-            0x0000_0001,
-            0x8000_0001,
-            0x007F_FFFF,
-            0x807F_FFFF,
-        ] {
+        for z in [0, 0x8000_0000, 0x0000_0001, 0x8000_0001, 0x007F_FFFF, 0x807F_FFFF] {
             assert_eq!(ex2(z), ONE, "ex2({z:#x})");
         }
         assert_eq!(ex2(0xFF80_0000), 0);
@@ -111,11 +104,7 @@ mod tests {
         // ZLUDA ex2(10) = 1024 [HW]; EX2(0) = 1 (SPA).
         assert_eq!(ex2(0x4120_0000), 0x4480_0000);
         for n in -126..=127i32 {
-            assert_eq!(
-                ex2((n as f32).to_bits()),
-                ((127 + n) as u32) << 23,
-                "ex2({n})"
-            );
+            assert_eq!(ex2((n as f32).to_bits()), ((127 + n) as u32) << 23, "ex2({n})");
         }
     }
 
@@ -135,25 +124,11 @@ mod tests {
                 if sign == 0 {
                     abs_max = abs_max.max((f(r) - exact).abs());
                 }
-                assert!(
-                    r.abs_diff((exact as f32).to_bits()) <= 2,
-                    "ex2_fixed({w:#x}) = {r:#x}"
-                );
-                assert_eq!(
-                    ex2_fixed(w + (5 << 23)),
-                    if sign == 0 {
-                        r + (5 << 23)
-                    } else {
-                        r - (5 << 23)
-                    }
-                );
+                assert!(r.abs_diff((exact as f32).to_bits()) <= 2, "ex2_fixed({w:#x}) = {r:#x}");
+                assert_eq!(ex2_fixed(w + (5 << 23)), if sign == 0 { r + (5 << 23) } else { r - (5 << 23) });
             }
         }
-        assert!(
-            (-22.6..=-22.5).contains(&abs_max.log2()),
-            "abs 2^{}",
-            abs_max.log2()
-        );
+        assert!((-22.6..=-22.5).contains(&abs_max.log2()), "abs 2^{}", abs_max.log2());
     }
 
     /// The float path over the whole normal-result range (−126 ≤ x < 128), sampled: never
@@ -167,12 +142,7 @@ mod tests {
                 return;
             }
             let d = ex2(x).abs_diff((exact as f32).to_bits());
-            assert!(
-                d <= 2,
-                "ex2({x:#x}) = {:#x}, CR {:#x}",
-                ex2(x),
-                (exact as f32).to_bits()
-            );
+            assert!(d <= 2, "ex2({x:#x}) = {:#x}, CR {:#x}", ex2(x), (exact as f32).to_bits());
             hist[d as usize] += 1;
         };
         for x in (0..0x4300_0000u32).step_by(61) {

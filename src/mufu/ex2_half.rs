@@ -34,13 +34,7 @@ use crate::round::Rounding;
 /// overflows to +Inf and x ≤ −25 underflows to +0 (round to nearest).
 pub fn ex2_f16(x: u16) -> u16 {
     let wide = cvt(Format::F16, Format::F32, u64::from(x), Rounding::Rn, false) as u32;
-    cvt(
-        Format::F32,
-        Format::F16,
-        u64::from(ex2(wide)),
-        Rounding::Rn,
-        false,
-    ) as u16
+    cvt(Format::F32, Format::F16, u64::from(ex2(wide)), Rounding::Rn, false) as u16
 }
 
 /// MUFU.EX2.BF16 (`ex2.approx.ftz.bf16`): 2^x of the bf16 `x`, bf16 result.

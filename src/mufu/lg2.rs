@@ -72,11 +72,7 @@ mod tests {
         // ZLUDA lg2(512) = 9 [HW]; every 2^k with k ≥ 0 gives k exactly.
         assert_eq!(lg2(0x4400_0000), 0x4110_0000);
         for k in 0..=127i32 {
-            assert_eq!(
-                lg2(((127 + k) as u32) << 23),
-                (k as f32).to_bits(),
-                "lg2(2^{k})"
-            );
+            assert_eq!(lg2(((127 + k) as u32) << 23), (k as f32).to_bits(), "lg2(2^{k})");
         }
         // For k < 0 the table's value at the left end of row 0 is not 0 (c0 = 4, rounding
         // constant 0x3345), so the ones' complement of k + tiny is truncated to just below |k|:

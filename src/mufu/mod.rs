@@ -94,9 +94,7 @@ impl Tables {
             if line.is_empty() || line.starts_with('#') || line.starts_with("func,") {
                 continue;
             }
-            let bad = |what: &str| -> ! {
-                panic!("data/tesla_sfu_tables.csv line {}: {what}: {line:?}", n + 1)
-            };
+            let bad = |what: &str| -> ! { panic!("data/tesla_sfu_tables.csv line {}: {what}: {line:?}", n + 1) };
             let fields: Vec<&str> = line.split(',').map(str::trim).collect();
             let [func, idx, c0, c1, c2] = fields[..] else { bad("expected 5 fields") };
             let table = match func {
@@ -119,9 +117,7 @@ impl Tables {
         }
         fn rows<const N: usize>(v: Vec<Row>, func: &str) -> [Row; N] {
             let len = v.len();
-            v.try_into().unwrap_or_else(|_| {
-                panic!("data/tesla_sfu_tables.csv: {func} has {len} rows, expected {N}")
-            })
+            v.try_into().unwrap_or_else(|_| panic!("data/tesla_sfu_tables.csv: {func} has {len} rows, expected {N}"))
         }
         Tables {
             rcp: rows(rcp, "rcp"),
@@ -210,7 +206,7 @@ mod tests {
     fn squarer_truncates_partial_products() {
         assert_eq!(sq(0), 0);
         assert_eq!(sq(1 << 16), 1 << 13); // one partial product, exact: 2^32 / 2^19
-        // v = 3: partial products 3 >> 18 and 3 >> 17 are both 0.
+                                          // v = 3: partial products 3 >> 18 and 3 >> 17 are both 0.
         assert_eq!(sq(3), 0);
         // v = 0x1FFFF: Σ_{i<17} 0x1FFFF >> (18 − i) = Σ_{k=2..18} ⌊(2^17 − 1) / 2^k⌋.
         let all_ones: u32 = (2..=18).map(|k| 0x1FFFF >> k).sum();

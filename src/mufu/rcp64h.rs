@@ -63,22 +63,9 @@ fn hi_word(bits: u64) -> u32 {
 /// biased f64 exponent `e` into the high word, flushing results below 2^-1022 to a signed zero
 /// (output FTZ, opMUFU). Shared with [`super::rsq64h`].
 pub(crate) fn pack_hi(neg: bool, e: i32, q: u64) -> u32 {
-    debug_assert!(
-        (1 << 20..=1 << 21).contains(&q),
-        "RCP64H/RSQ64H significand {q:#x}"
-    );
-    let bits = round_pack(
-        F64,
-        neg,
-        e - F64.bias() - 20,
-        u128::from(q),
-        Rounding::Rn,
-        true,
-    );
-    debug_assert_eq!(
-        bits as u32, 0,
-        "a 21-bit significand fills only the high word"
-    );
+    debug_assert!((1 << 20..=1 << 21).contains(&q), "RCP64H/RSQ64H significand {q:#x}");
+    let bits = round_pack(F64, neg, e - F64.bias() - 20, u128::from(q), Rounding::Rn, true);
+    debug_assert_eq!(bits as u32, 0, "a 21-bit significand fills only the high word");
     hi_word(bits)
 }
 
@@ -100,13 +87,7 @@ mod tests {
         assert_eq!(rcp64h(0x8000_0000), 0xFFF0_0000);
         assert_eq!(rcp64h(0), INF);
         assert_eq!(rcp64h(INF), 0);
-        for nan in [
-            0x7FF8_0000,
-            0xFFF8_0000,
-            0x7FF0_0001,
-            0xFFFF_FFFF,
-            0x7FFF_FFFF,
-        ] {
+        for nan in [0x7FF8_0000, 0xFFF8_0000, 0x7FF0_0001, 0xFFFF_FFFF, 0x7FFF_FFFF] {
             assert_eq!(rcp64h(nan), 0x7FFF_FFFF);
         }
         assert_eq!(rcp64h(0x3FF0_0000), 0x3FF0_0000);
@@ -116,12 +97,7 @@ mod tests {
     #[test]
     fn powers_of_two_are_exact_and_tiny_results_flush() {
         for e in 1..=2045u32 {
-            assert_eq!(
-                rcp64h(e << 20),
-                (2046 - e) << 20,
-                "rcp64h(2^{})",
-                e as i32 - 1023
-            );
+            assert_eq!(rcp64h(e << 20), (2046 - e) << 20, "rcp64h(2^{})", e as i32 - 1023);
         }
         assert_eq!(rcp64h(0x7FD0_0000), 0x0010_0000); // 1/2^1022 = 2^-1022, the smallest normal
         assert_eq!(rcp64h(0x7FD0_0001), 0); // below 2^-1022: flushed

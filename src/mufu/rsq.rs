@@ -91,18 +91,11 @@ mod tests {
             let err = (f64::from(f32::from_bits(r)) - exact).abs();
             abs_max = abs_max.max(err);
             rel_max = rel_max.max(err / exact);
-            assert!(
-                r.abs_diff((exact as f32).to_bits()) <= 2,
-                "rsq({x:#x}) = {r:#x}"
-            );
+            assert!(r.abs_diff((exact as f32).to_bits()) <= 2, "rsq({x:#x}) = {r:#x}");
             assert_eq!(rsq(x + (100 << 23)), r - (50 << 23));
             assert_eq!(rsq(x - (100 << 23)), r + (50 << 23));
         }
-        assert!(
-            abs_max.log2() <= -23.35 && abs_max.log2() > -23.5,
-            "abs {}",
-            abs_max.log2()
-        );
+        assert!(abs_max.log2() <= -23.35 && abs_max.log2() > -23.5, "abs {}", abs_max.log2());
         assert!(rel_max.log2() <= -22.9, "rel {}", rel_max.log2());
     }
 }

@@ -76,13 +76,7 @@ mod tests {
         for neg in [0xBFF0_0000, 0x8010_0000, 0xFFEF_FFFF, 0xC010_0000] {
             assert_eq!(rsq64h(neg), 0x7FFF_FFFF, "rsq64h({neg:#x})");
         }
-        for nan in [
-            0x7FF8_0000,
-            0xFFF8_0000,
-            0x7FF0_0001,
-            0xFFFF_FFFF,
-            0x7FFF_FFFF,
-        ] {
+        for nan in [0x7FF8_0000, 0xFFF8_0000, 0x7FF0_0001, 0xFFFF_FFFF, 0x7FFF_FFFF] {
             assert_eq!(rsq64h(nan), 0x7FFF_FFFF);
         }
         assert_eq!(rsq64h(0x3FF0_0000), 0x3FF0_0000);

@@ -34,11 +34,7 @@ fn sincos_fixed(w: u32, cos: bool) -> u32 {
         q += 1;
         neg = false;
     }
-    let f = if q & 1 != 0 {
-        !w & 0x7F_FFFF
-    } else {
-        w & 0x7F_FFFF
-    };
+    let f = if q & 1 != 0 { !w & 0x7F_FFFF } else { w & 0x7F_FFFF };
     neg ^= q & 2 != 0;
     let row = tables().sin[(f >> 17) as usize];
     let xl = f & 0x1_FFFF;
@@ -183,16 +179,8 @@ mod tests {
             }
             all = all.max(es).max(ec);
         }
-        assert!(
-            (-22.45..=-22.3).contains(&s0.log2()),
-            "sin q0 2^{}",
-            s0.log2()
-        );
-        assert!(
-            (-21.55..=-21.45).contains(&c0.log2()),
-            "cos q0 2^{}",
-            c0.log2()
-        );
+        assert!((-22.45..=-22.3).contains(&s0.log2()), "sin q0 2^{}", s0.log2());
+        assert!((-21.55..=-21.45).contains(&c0.log2()), "cos q0 2^{}", c0.log2());
         assert!(all.log2() <= -20.9, "period 2^{}", all.log2());
     }
 
@@ -208,9 +196,7 @@ mod tests {
             for x in [x, x | 0x8000_0000] {
                 let xf = f(x);
                 let t = turns(x);
-                let err = (f(sin(t)) - xf.sin())
-                    .abs()
-                    .max((f(cos(t)) - xf.cos()).abs());
+                let err = (f(sin(t)) - xf.sin()).abs().max((f(cos(t)) - xf.cos()).abs());
                 if xf.abs() <= f64::from(two_pi) {
                     near = near.max(err);
                 } else {

@@ -28,9 +28,7 @@ static TABLE: LazyLock<[Row; 128]> = LazyLock::new(|| std::array::from_fn(design
 fn design(r: usize) -> Row {
     let p = 1.0 + (r >> 6) as f64;
     let j = (r & 63) as f64;
-    let row = design_row(S0, S2, |xl| {
-        (p * (1.0 + (j + xl / 131072.0) / 64.0)).sqrt() * 2f64.powi(39)
-    });
+    let row = design_row(S0, S2, |xl| (p * (1.0 + (j + xl / 131072.0) / 64.0)).sqrt() * 2f64.powi(39));
     check_widths(row, WIDTHS, "sqrt");
     row
 }
@@ -93,10 +91,7 @@ pub fn sqrt(x: u32) -> u32 {
 /// coefficient magnitudes.
 pub(crate) fn check_widths(row: Row, widths: [u32; 3], what: &str) {
     for (c, w) in row.iter().zip(widths) {
-        assert!(
-            c.unsigned_abs() < 1 << w,
-            "{what} table: coefficient {c} does not fit {w} bits: {row:?}"
-        );
+        assert!(c.unsigned_abs() < 1 << w, "{what} table: coefficient {c} does not fit {w} bits: {row:?}");
     }
 }
 
@@ -136,10 +131,7 @@ pub(crate) fn design_row(s0: u32, s2: u32, target: impl Fn(f64) -> f64) -> Row {
     };
     let spread = |c1: i64, c2: i64, step: u32| -> (f64, f64) {
         let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-        for xl in (0..1u32 << 17)
-            .step_by(step as usize)
-            .chain([(1 << 17) - 1])
-        {
+        for xl in (0..1u32 << 17).step_by(step as usize).chain([(1 << 17) - 1]) {
             let r = remainder(c1, c2, xl);
             lo = lo.min(r);
             hi = hi.max(r);
@@ -186,13 +178,7 @@ pub(crate) mod tests {
         for neg in [0xBF80_0000, 0x8080_0000, 0xFF7F_FFFF, 0xC080_0000] {
             assert_eq!(sqrt(neg), NAN, "sqrt({neg:#x})");
         }
-        for nan in [
-            0x7FC0_0000,
-            0xFFC0_0000,
-            0x7F80_0001,
-            0xFFFF_FFFF,
-            0x7FFF_FFFF,
-        ] {
+        for nan in [0x7FC0_0000, 0xFFC0_0000, 0x7F80_0001, 0xFFFF_FFFF, 0x7FFF_FFFF] {
             assert_eq!(sqrt(nan), NAN);
         }
         assert_eq!(sqrt(0x3F80_0000), 0x3F80_0000);
@@ -226,9 +212,9 @@ pub(crate) mod tests {
     /// FNV-1a over every coefficient: pins the designed table, so that any change to the
     /// design procedure (and with it to the model's bits) is deliberate.
     pub(crate) fn fingerprint(rows: &[Row]) -> u64 {
-        rows.iter().flatten().fold(0xCBF2_9CE4_8422_2325, |h, &c| {
-            (h ^ u64::from(c as u32)).wrapping_mul(0x100_0000_01B3)
-        })
+        rows.iter()
+            .flatten()
+            .fold(0xCBF2_9CE4_8422_2325, |h, &c| (h ^ u64::from(c as u32)).wrapping_mul(0x100_0000_01B3))
     }
 
     #[test]

@@ -173,22 +173,10 @@ mod tests {
         assert_eq!(tanh(0x8000_0000), 0x8000_0000);
         assert_eq!(tanh(0), 0);
         assert_eq!(tanh(0x7F80_0000), 0x3F80_0000);
-        for nan in [
-            0x7FC0_0000,
-            0xFFC0_0000,
-            0x7F80_0001,
-            0xFFFF_FFFF,
-            0x7FFF_FFFF,
-        ] {
+        for nan in [0x7FC0_0000, 0xFFC0_0000, 0x7F80_0001, 0xFFFF_FFFF, 0x7FFF_FFFF] {
             assert_eq!(tanh(nan), 0x7FFF_FFFF);
         }
-        for sub in [
-            0x0000_0001,
-            0x0040_0000,
-            0x007F_FFFF,
-            0x8000_0001,
-            0x807F_FFFF,
-        ] {
+        for sub in [0x0000_0001, 0x0040_0000, 0x007F_FFFF, 0x8000_0001, 0x807F_FFFF] {
             assert_eq!(tanh(sub), sub, "subnormal {sub:#x} passes through");
         }
         // Saturation for large |x|.
@@ -253,10 +241,7 @@ mod tests {
         let t = table();
         assert_eq!(t[0], [131_029, 4_092, -2]);
         assert_eq!(t[63], [131_072, 0, 0]);
-        assert_eq!(
-            crate::mufu::sqrt::tests::fingerprint(t),
-            0x36D7_CAB7_04ED_F0C6
-        );
+        assert_eq!(crate::mufu::sqrt::tests::fingerprint(t), 0x36D7_CAB7_04ED_F0C6);
     }
 
     #[test]

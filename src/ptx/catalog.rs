@@ -39,12 +39,8 @@ pub fn lookup(spelling: &str) -> Option<&'static [CatalogEntry]> {
     index.get(spelling).map(Vec::as_slice)
 }
 
-const ROUNDED: [Mode; 4] = [
-    Mode::Round(Rounding::Rn),
-    Mode::Round(Rounding::Rz),
-    Mode::Round(Rounding::Rm),
-    Mode::Round(Rounding::Rp),
-];
+const ROUNDED: [Mode; 4] =
+    [Mode::Round(Rounding::Rn), Mode::Round(Rounding::Rz), Mode::Round(Rounding::Rm), Mode::Round(Rounding::Rp)];
 const OPTIONAL_ROUNDING: [Mode; 5] = [
     Mode::Default,
     Mode::Round(Rounding::Rn),
@@ -67,7 +63,16 @@ impl Builder {
 
     /// `opcode{mode}{.ftz}{.sat}.ty` over the given choices.
     #[allow(clippy::too_many_arguments)]
-    fn grid(&mut self, opcode: Opcode, modes: &[Mode], ftz: &[bool], sat: &[bool], types: &[Type], sources: usize, min_sm: u32) {
+    fn grid(
+        &mut self,
+        opcode: Opcode,
+        modes: &[Mode],
+        ftz: &[bool],
+        sat: &[bool],
+        types: &[Type],
+        sources: usize,
+        min_sm: u32,
+    ) {
         for &mode in modes {
             for &ftz in ftz {
                 for &sat in sat {
@@ -137,7 +142,13 @@ fn build() -> Vec<CatalogEntry> {
             for nan in BOTH {
                 for xorsign in BOTH {
                     let mods = Modifiers { ftz, nan, xorsign, abs: xorsign, ..Modifiers::default() };
-                    let sm = if xorsign { 86 } else if nan { 80 } else { 10 };
+                    let sm = if xorsign {
+                        86
+                    } else if nan {
+                        80
+                    } else {
+                        10
+                    };
                     b.push(op, Mode::Default, mods, F32, 2, sm);
                     for ty in [F16, F16x2] {
                         b.push(op, Mode::Default, mods, ty, 2, sm.max(80));
@@ -198,9 +209,7 @@ fn build() -> Vec<CatalogEntry> {
 /// forms, which also come packed (`cvt.rn.f16x2.f32 d, a, b`).
 fn push_conversions(b: &mut Builder) {
     use Type::*;
-    let widens = |from: Type, to: Type| {
-        matches!((from, to), (F16 | BF16, F32 | F64) | (F32, F64))
-    };
+    let widens = |from: Type, to: Type| matches!((from, to), (F16 | BF16, F32 | F64) | (F32, F64));
     for to in [F16, BF16, F32, F64] {
         for from in [F16, BF16, F32, F64] {
             if to == from {

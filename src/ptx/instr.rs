@@ -23,8 +23,7 @@ pub enum Type {
 }
 
 impl Type {
-    pub const ALL: [Type; 7] =
-        [Type::F16, Type::F16x2, Type::BF16, Type::BF16x2, Type::F32, Type::F32x2, Type::F64];
+    pub const ALL: [Type; 7] = [Type::F16, Type::F16x2, Type::BF16, Type::BF16x2, Type::F32, Type::F32x2, Type::F64];
 
     /// The format of one element.
     pub const fn scalar(self) -> Format {
@@ -155,7 +154,9 @@ pub enum Opcode {
     Ex2,
     Tanh,
     /// Conversion to the instruction's type from `from`.
-    Cvt { from: Type },
+    Cvt {
+        from: Type,
+    },
     /// A SASS MUFU operation; the instruction's type is f32 except for the `.F16`/`.BF16`
     /// forms.
     Mufu(MufuFn),
@@ -313,9 +314,7 @@ impl Instr {
     pub fn evidence(&self) -> Evidence {
         match self.opcode {
             Opcode::Abs | Opcode::Neg => Evidence::Documented,
-            Opcode::Div | Opcode::Rcp | Opcode::Sqrt if matches!(self.mode, Mode::Round(_)) => {
-                Evidence::IeeeExact
-            }
+            Opcode::Div | Opcode::Rcp | Opcode::Sqrt if matches!(self.mode, Mode::Round(_)) => Evidence::IeeeExact,
             Opcode::Testp(_)
             | Opcode::Copysign
             | Opcode::Add
@@ -332,13 +331,9 @@ impl Instr {
             Opcode::Mufu(MufuFn::Ex2) if self.ty != Type::F32 => Evidence::Model,
             Opcode::Sqrt | Opcode::Tanh | Opcode::Rcp | Opcode::Rsqrt => Evidence::Model,
             Opcode::Ex2 if self.ty != Type::F32 => Evidence::Model,
-            Opcode::Div
-            | Opcode::Sin
-            | Opcode::Cos
-            | Opcode::Lg2
-            | Opcode::Ex2
-            | Opcode::Mufu(_)
-            | Opcode::Rro(_) => Evidence::Documented,
+            Opcode::Div | Opcode::Sin | Opcode::Cos | Opcode::Lg2 | Opcode::Ex2 | Opcode::Mufu(_) | Opcode::Rro(_) => {
+                Evidence::Documented
+            }
         }
     }
 }

@@ -105,10 +105,18 @@ pub(crate) fn f32_approx(op: Opcode, full: bool, ftz: bool, x: &[u32], target: T
             let sin = op == Opcode::Sin;
             if target.has_rro() {
                 let w = mufu::rro::rro_sincos(x[0]);
-                if sin { mufu::sincos::sin_fixed(w) } else { mufu::sincos::cos_fixed(w) }
+                if sin {
+                    mufu::sincos::sin_fixed(w)
+                } else {
+                    mufu::sincos::cos_fixed(w)
+                }
             } else {
                 let t = fmul_rz(x[0], INV_2PI);
-                if sin { mufu::sincos::sin(t) } else { mufu::sincos::cos(t) }
+                if sin {
+                    mufu::sincos::sin(t)
+                } else {
+                    mufu::sincos::cos(t)
+                }
             }
         }
         Opcode::Tanh => mufu::tanh::tanh(x[0]),

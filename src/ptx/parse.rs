@@ -25,8 +25,8 @@ impl fmt::Display for ParseError {
 impl std::error::Error for ParseError {}
 
 const PTX_MNEMONICS: [&str; 21] = [
-    "testp", "copysign", "add", "sub", "mul", "fma", "mad", "div", "abs", "neg", "min", "max",
-    "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "cvt",
+    "testp", "copysign", "add", "sub", "mul", "fma", "mad", "div", "abs", "neg", "min", "max", "rcp", "sqrt", "rsqrt",
+    "sin", "cos", "lg2", "ex2", "tanh", "cvt",
 ];
 
 impl FromStr for Instr {
@@ -75,7 +75,8 @@ fn tokenize(s: &str) -> Result<Instr, String> {
         _ => {}
     }
     if !PTX_MNEMONICS.contains(&head) {
-        let shown = if head.is_empty() { "an empty mnemonic".to_string() } else { format!("unknown mnemonic '{head}'") };
+        let shown =
+            if head.is_empty() { "an empty mnemonic".to_string() } else { format!("unknown mnemonic '{head}'") };
         return Err(format!("{shown}; known: {}, MUFU, RRO", PTX_MNEMONICS.join(", ")));
     }
     let mut rest: Vec<&str> = parts.collect();
@@ -84,9 +85,12 @@ fn tokenize(s: &str) -> Result<Instr, String> {
             return Err(format!("testp needs a property: {}", property_list()));
         }
         let word = rest.remove(0);
-        Some(Property::ALL.into_iter().find(|p| p.name() == word).ok_or_else(|| {
-            format!("unknown testp property '.{word}'; legal: {}", property_list())
-        })?)
+        Some(
+            Property::ALL
+                .into_iter()
+                .find(|p| p.name() == word)
+                .ok_or_else(|| format!("unknown testp property '.{word}'; legal: {}", property_list()))?,
+        )
     } else {
         None
     };
@@ -113,7 +117,10 @@ fn tokenize(s: &str) -> Result<Instr, String> {
         };
         if let Some(m) = new_mode {
             if mode != Mode::Default {
-                return Err(format!("more than one rounding/precision modifier ({} and .{word}); give one", mode_name(mode)));
+                return Err(format!(
+                    "more than one rounding/precision modifier ({} and .{word}); give one",
+                    mode_name(mode)
+                ));
             }
             mode = m;
             continue;
@@ -164,7 +171,9 @@ fn tokenize_mufu(rest: Vec<&str>) -> Result<Instr, String> {
             "BF16" if ty == Type::F32 => ty = Type::BF16,
             "SAT" if !mods.sat => mods.sat = true,
             "F16" | "BF16" | "SAT" => return Err(format!("modifier '.{word}' given twice or with another format")),
-            _ => return Err(format!("unknown MUFU modifier '.{word}'; legal: .SAT, and .F16 or .BF16 for EX2 and TANH")),
+            _ => {
+                return Err(format!("unknown MUFU modifier '.{word}'; legal: .SAT, and .F16 or .BF16 for EX2 and TANH"))
+            }
         }
     }
     Ok(Instr { opcode: Opcode::Mufu(func), mode: Mode::Default, mods, ty, arity: 0 })
@@ -269,11 +278,8 @@ fn diagnose(i: &Instr) -> String {
             (a, b) => a == b,
         })
         .collect();
-    let same_type: Vec<&CatalogEntry> = same_op
-        .iter()
-        .copied()
-        .filter(|e| e.instr.ty == i.ty && e.instr.opcode == i.opcode)
-        .collect();
+    let same_type: Vec<&CatalogEntry> =
+        same_op.iter().copied().filter(|e| e.instr.ty == i.ty && e.instr.opcode == i.opcode).collect();
     let base = base_name(i);
     if same_type.is_empty() {
         if let Opcode::Cvt { from } = i.opcode {
@@ -288,11 +294,8 @@ fn diagnose(i: &Instr) -> String {
     for e in &same_type {
         allowed.extend(modifier_words(&e.instr));
     }
-    let allowed_list = if allowed.is_empty() {
-        "none".to_string()
-    } else {
-        allowed.iter().cloned().collect::<Vec<_>>().join(" ")
-    };
+    let allowed_list =
+        if allowed.is_empty() { "none".to_string() } else { allowed.iter().cloned().collect::<Vec<_>>().join(" ") };
     for w in &given {
         if !allowed.contains(w) {
             return format!("'{w}' is not allowed on {base}; its modifiers are: {allowed_list}");

@@ -13,8 +13,7 @@ pub struct Target {
 }
 
 /// The architectures ptxas 12.9 targets, as SEMANTICS "Method" lists them.
-pub const KNOWN_SM: [u32; 20] =
-    [50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100, 101, 103, 110, 120, 121];
+pub const KNOWN_SM: [u32; 20] = [50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100, 101, 103, 110, 120, 121];
 
 impl Target {
     /// sm_90, the default target.

@@ -309,8 +309,10 @@ fn group(xs: [u32; 8], eval: &impl Fn(f64x8) -> f64x8, check: Check) -> ([f64; 8
             }
         }
     };
+    // NaN lanes become 0x7FC00000, written as bit operations, which compile to one masked
+    // blend (`wide`'s byte-wise select does not).
     let nan = (out & u32x8::splat(0x7FFF_FFFF)).simd_gt(u32x8::splat(0x7F80_0000));
-    (v.to_array(), nan.select(u32x8::splat(0x7FC0_0000), out).to_array())
+    (v.to_array(), ((nan & u32x8::splat(0x7FC0_0000)) | (!nan & out)).to_array())
 }
 
 /// The rare groups where some lane's bracket rounds to two f32 values (`lo` ≠ `hi`): those

@@ -200,8 +200,7 @@ impl Layout {
 
     /// Weight of the leading bit of a finite nonzero pattern: the value lies in [2^e, 2^(e+1)).
     pub fn exponent(self, x: u64) -> Option<i32> {
-        self.decode(x)
-            .map(|(_, sig, exp)| exp + 127 - sig.leading_zeros() as i32)
+        self.decode(x).map(|(_, sig, exp)| exp + 127 - sig.leading_zeros() as i32)
     }
 
     /// The pattern of `(-1)^neg · sig · 2^exp` if it is exactly representable (zero included).
@@ -504,9 +503,7 @@ fn div_exact(rng: &mut Rng, l: Layout) -> (u64, u64) {
     if rng.below(3) == 0 {
         let a = l.nudge(l.min_normal(), rng.range(-(1 << l.fb().min(20)), 4));
         let a = l.with_sign(a, rng.coin());
-        let b = l
-            .encode(rng.coin(), 1, rng.range(1, l.p as i64 + 2) as i32)
-            .unwrap();
+        let b = l.encode(rng.coin(), 1, rng.range(1, l.p as i64 + 2) as i32).unwrap();
         return (a, b);
     }
     let (q, _) = mul_tie(rng, l);
@@ -657,11 +654,7 @@ pub fn rcp_operand(rng: &mut Rng, l: Layout) -> u64 {
             l.nudge(l.encode(neg, 1, e).unwrap(), rng.range(-3, 3))
         }
         // 1/x is subnormal only for x in the top binades (1/x < 2^emin ⇔ x > 2^-emin).
-        60..=79 => l.at_exp(
-            neg,
-            rng.range(-l.emin() as i64 - 3, l.emax() as i64) as i32,
-            rng,
-        ),
+        60..=79 => l.at_exp(neg, rng.range(-l.emin() as i64 - 3, l.emax() as i64) as i32, rng),
         80..=89 => l.at_exp(neg, -l.emax() - rng.range(-2, l.p as i64 + 1) as i32, rng),
         _ => mul_tie(rng, l).0,
     }
@@ -677,11 +670,7 @@ pub fn cvt_operand(rng: &mut Rng, from: Layout, to: Layout) -> u64 {
         40..=74 => {
             let d = finite(rng, to);
             let (neg, sig, exp) = to.decode(d).unwrap();
-            let x = if rng.below(3) != 0 {
-                from.encode(neg, 2 * sig + 1, exp - 1)
-            } else {
-                from.encode(neg, sig, exp)
-            };
+            let x = if rng.below(3) != 0 { from.encode(neg, 2 * sig + 1, exp - 1) } else { from.encode(neg, sig, exp) };
             match x {
                 Some(x) if x != 0 => from.nudge(x, rng.range(-3, 3)),
                 _ => operand(rng, from),
@@ -701,11 +690,7 @@ pub fn cvt_operand(rng: &mut Rng, from: Layout, to: Layout) -> u64 {
                     to.emax()
                 }
             };
-            from.at_exp(
-                rng.coin(),
-                e.clamp(from.emin() - from.fb() as i32, from.emax() + 1),
-                rng,
-            )
+            from.at_exp(rng.coin(), e.clamp(from.emin() - from.fb() as i32, from.emax() + 1), rng)
         }
     }
 }
@@ -792,10 +777,7 @@ pub fn ap_cvt(from: Format, to: Format, a: u64, r: Rounding) -> u64 {
 /// Exact square in binary128 (exact for every format here: 2·(53 + 2) ≤ 113).
 fn quad_square(q: Quad) -> Quad {
     let s = q.mul_r(q, Round::NearestTiesToEven);
-    assert!(
-        !s.status.intersects(Status::INEXACT),
-        "binary128 square must be exact"
-    );
+    assert!(!s.status.intersects(Status::INEXACT), "binary128 square must be exact");
     s.value
 }
 
@@ -826,9 +808,7 @@ pub fn sqrt_is_correct(l: Layout, x: u64, r: u64, rnd: Rounding) -> bool {
     use std::cmp::Ordering::*;
     let cmp = |a: Quad, b: Quad| a.partial_cmp(&b).unwrap();
     match rnd {
-        Rounding::Rz | Rounding::Rm => {
-            cmp(quad_square(rq), xq) != Greater && cmp(xq, quad_square(sq)) == Less
-        }
+        Rounding::Rz | Rounding::Rm => cmp(quad_square(rq), xq) != Greater && cmp(xq, quad_square(sq)) == Less,
         Rounding::Rp => cmp(quad_square(pq), xq) == Less && cmp(xq, quad_square(rq)) != Greater,
         Rounding::Rn => {
             let mid = |u: Quad, v: Quad| {
@@ -865,12 +845,7 @@ pub fn agrees(l: Layout, got: u64, want: u64) -> bool {
 /// A mismatch report: instruction, operands, ptxfp's result and the reference's, in hex.
 pub fn report(instr: &str, l: Layout, operands: &[u64], got: u64, want: u64) -> String {
     let ops: Vec<String> = operands.iter().map(|&x| l.hex(x)).collect();
-    format!(
-        "{instr} [{}]: ptxfp {} oracle {}",
-        ops.join(", "),
-        l.hex(got),
-        l.hex(want)
-    )
+    format!("{instr} [{}]: ptxfp {} oracle {}", ops.join(", "), l.hex(got), l.hex(want))
 }
 
 /// Run `n` cases of the test `name` over both cores (deterministic chunks of 2^14 seeded by
@@ -908,14 +883,7 @@ where
             },
         );
     examples.truncate(10);
-    eprintln!(
-        "{name}: {n} cases checked, {failed} mismatches, {:.2?}",
-        start.elapsed()
-    );
-    assert!(
-        failed == 0,
-        "{name}: {failed} of {n} cases disagree with the oracle:\n{}",
-        examples.join("\n")
-    );
+    eprintln!("{name}: {n} cases checked, {failed} mismatches, {:.2?}", start.elapsed());
+    assert!(failed == 0, "{name}: {failed} of {n} cases disagree with the oracle:\n{}", examples.join("\n"));
     n
 }

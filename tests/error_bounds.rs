@@ -2,8 +2,9 @@
 //! §9.7.3.8–22, §9.7.4.9–10), on every input, against correctly rounded references
 //! (CORE-MATH) or f64 arithmetic whose own error is far below the bound.
 //!
-//! The f32 sweeps cover all 2^32 inputs and belong to the exhaustive tier; the default run
-//! checks every 61st input. tanh.approx.f32 is MUFU.TANH alone; its bound, and the f16/bf16
+//! These checks evaluate every 61st f32 input against CORE-MATH directly, independently of
+//! `ptxfp sweep`, which checks the same bounds on every input in its exhaustive tier
+//! (tests/sweep_bounds.rs). tanh.approx.f32 is MUFU.TANH alone; its bound, and the f16/bf16
 //! tanh and ex2 bounds, are checked on every input in `tests/mufu_models.rs`.
 
 use ptxfp::{Instr, Target};
@@ -58,14 +59,8 @@ fn sweep(
         .reduce(|| Worst::NONE, Worst::max)
 }
 
-/// The step of the default tier, or 1 when the exhaustive tier runs.
-fn step(exhaustive: bool) -> u32 {
-    if exhaustive {
-        1
-    } else {
-        61
-    }
-}
+/// Every 61st input.
+const STEP: u32 = 61;
 
 /// Number of representable f32 values between two results (bit-pattern distance).
 fn bit_distance(a: f32, b: f32) -> f64 {
@@ -103,75 +98,57 @@ fn check(name: &str, worst: Worst, bound: f64) {
 
 /// "ulp error" of rcp/ex2/div is the distance to the correctly rounded result in units of the
 /// last place (representable values between them), as the hardware fingerprints count it.
-fn rcp(exhaustive: bool) {
-    let w = sweep("rcp.approx.f32", step(exhaustive), |x| !x.is_nan(), |x, r| bit_distance(r, (1.0 / x as f64) as f32));
+#[test]
+fn rcp_approx_sampled() {
+    let w = sweep("rcp.approx.f32", STEP, |x| !x.is_nan(), |x, r| bit_distance(r, (1.0 / x as f64) as f32));
     check("rcp.approx.f32 (ulp from correctly rounded, full range)", w, 1.0);
 }
 
-fn ex2(exhaustive: bool) {
-    let w = sweep("ex2.approx.f32", step(exhaustive), |x| !x.is_nan(), |x, r| bit_distance(r, core_math::exp2f(x)));
+#[test]
+fn ex2_approx_sampled() {
+    let w = sweep("ex2.approx.f32", STEP, |x| !x.is_nan(), |x, r| bit_distance(r, core_math::exp2f(x)));
     check("ex2.approx.f32 (ulp from correctly rounded)", w, 2.0);
 }
 
-fn lg2(exhaustive: bool) {
+#[test]
+fn lg2_approx_sampled() {
     let near_one = |x: f32| x > 0.5 && x < 2.0;
-    let w = sweep("lg2.approx.f32", step(exhaustive), near_one, |x, r| (r as f64 - core_math::log2(x as f64)).abs());
+    let w = sweep("lg2.approx.f32", STEP, near_one, |x, r| (r as f64 - core_math::log2(x as f64)).abs());
     check("lg2.approx.f32 (absolute, (0.5, 2))", w, 2f64.powi(-22));
     let elsewhere = |x: f32| x > 0.0 && x.is_finite() && !near_one(x);
-    let w = sweep("lg2.approx.f32", step(exhaustive), elsewhere, |x, r| relative(r, core_math::log2(x as f64)));
+    let w = sweep("lg2.approx.f32", STEP, elsewhere, |x, r| relative(r, core_math::log2(x as f64)));
     check("lg2.approx.f32 (relative, elsewhere)", w, 2f64.powi(-22));
 }
 
-fn rsqrt(exhaustive: bool) {
+#[test]
+fn rsqrt_approx_sampled() {
     let positive = |x: f32| x > 0.0 && x.is_finite();
-    let w = sweep("rsqrt.approx.f32", step(exhaustive), positive, |x, r| relative(r, 1.0 / (x as f64).sqrt()));
+    let w = sweep("rsqrt.approx.f32", STEP, positive, |x, r| relative(r, 1.0 / (x as f64).sqrt()));
     check("rsqrt.approx.f32 (relative)", w, 2f64.powf(-22.9));
 }
 
-fn sqrt(exhaustive: bool) {
+#[test]
+fn sqrt_approx_sampled() {
     let positive = |x: f32| x > 0.0 && x.is_finite();
-    let w = sweep("sqrt.approx.f32", step(exhaustive), positive, |x, r| relative(r, (x as f64).sqrt()));
+    let w = sweep("sqrt.approx.f32", STEP, positive, |x, r| relative(r, (x as f64).sqrt()));
     check("sqrt.approx.f32 (relative)", w, 2f64.powi(-23));
 }
 
-fn sin_cos(exhaustive: bool) {
+#[test]
+fn sin_cos_approx_sampled() {
     use std::f64::consts::PI;
     for (spelling, f) in [("sin.approx.f32", core_math::sin as fn(f64) -> f64), ("cos.approx.f32", core_math::cos)] {
         let near = |x: f32| (x as f64).abs() <= 2.0 * PI;
-        let w = sweep(spelling, step(exhaustive), near, |x, r| (r as f64 - f(x as f64)).abs());
+        let w = sweep(spelling, STEP, near, |x, r| (r as f64 - f(x as f64)).abs());
         // The model of cos exceeds the PTX figure 2^-20.5 by 0.07 bit (2^-20.43, SEMANTICS
         // §2.3): near the zeros of cos the FMUL.RZ of the ptxas sequence alone contributes up
         // to 2π·2^-24 and the Tesla SIN table up to 2^-21.49. Assert the model's own maximum.
         let bound = if spelling.starts_with("cos") { 2f64.powf(-20.42) } else { 2f64.powf(-20.5) };
         check(&format!("{spelling} (absolute, [-2pi, 2pi])"), w, bound);
         let far = |x: f32| (x as f64).abs() <= 100.0 * PI;
-        let w = sweep(spelling, step(exhaustive), far, |x, r| (r as f64 - f(x as f64)).abs());
+        let w = sweep(spelling, STEP, far, |x, r| (r as f64 - f(x as f64)).abs());
         check(&format!("{spelling} (absolute, [-100pi, 100pi])"), w, 2f64.powf(-14.7));
     }
-}
-
-macro_rules! tiers {
-    ($($name:ident => $sampled:ident, $exhaustive:ident;)*) => {$(
-        #[test]
-        fn $sampled() {
-            $name(false);
-        }
-
-        #[test]
-        #[ignore = "exhaustive tier: run with --include-ignored"]
-        fn $exhaustive() {
-            $name(true);
-        }
-    )*};
-}
-
-tiers! {
-    rcp => rcp_approx_sampled, rcp_approx_all_inputs;
-    ex2 => ex2_approx_sampled, ex2_approx_all_inputs;
-    lg2 => lg2_approx_sampled, lg2_approx_all_inputs;
-    rsqrt => rsqrt_approx_sampled, rsqrt_approx_all_inputs;
-    sqrt => sqrt_approx_sampled, sqrt_approx_all_inputs;
-    sin_cos => sin_cos_approx_sampled, sin_cos_approx_all_inputs;
 }
 
 /// `div.approx.f32` within 2 ulp for |b| in [2^-126, 2^126], `div.full.f32` within 2 ulp on the
@@ -223,11 +200,4 @@ fn div_approx_within_two_ulp() {
 #[test]
 fn div_full_within_two_ulp() {
     division("div.full.f32", 4, false);
-}
-
-#[test]
-#[ignore = "exhaustive tier: run with --include-ignored"]
-fn div_approx_and_full_within_two_ulp_dense() {
-    division("div.approx.f32", 64, true);
-    division("div.full.f32", 64, false);
 }

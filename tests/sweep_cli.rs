@@ -311,3 +311,34 @@ fn plots_are_written_in_both_formats() {
         }
     }
 }
+
+#[test]
+#[cfg(unix)]
+fn ctrl_c_leaves_a_checkpoint_that_resumes() {
+    let dir = TempDir::new("sigint");
+    let args = ["ex2.approx.ftz.f32", "--range", "1.0..1e6"];
+    let whole = sweep_json(&dir, "whole.json", &args);
+    let cp = dir.path("cp.json");
+    let json = dir.path("r.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ptxfp"))
+        .current_dir(&dir.0)
+        .args(["sweep", "-q", "--checkpoint", cp.to_str().unwrap(), "--json", json.to_str().unwrap()])
+        .args(args)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    if out.status.success() {
+        // The sweep finished before the signal arrived: nothing to resume.
+        return;
+    }
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    assert!(cp.exists() && !json.exists());
+    let out = ptxfp(&dir, &["sweep", "-q", "--resume", cp.to_str().unwrap(), "--json", json.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let resumed: Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+    assert_same_report(&resumed, &whole);
+}

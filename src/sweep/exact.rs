@@ -16,10 +16,12 @@
 //!   The format's range ends do not break the theorem: a square root of a finite input never
 //!   overflows nor lands in the subnormal range; for `q = 1/x` every rounding boundary B (a
 //!   midpoint, on the normal or subnormal grid, or the overflow threshold) is `b·2^β` with an
-//!   odd b < 2^(p+2), so `B·x = b·m·2^(β+ε)` (x = m·2^ε, m < 2^p) is never 1 and differs from
-//!   1 by at least `2^(β+ε) > B·x·2^-50`; hence |q − B| > 2^-50·B, more than f64's rounding
-//!   error 2^-53·q whenever q < 8B, and the f64 quotient lies strictly on the same side of every
-//!   boundary as q.
+//!   odd b < 2^(p+2). With x = m·2^ε (m < 2^p), `B·x = b·m·2^(β+ε)` is 1 only if b = 1 (B is
+//!   half the smallest subnormal) and x = 1/B, which lies beyond the format's range (2^150,
+//!   2^25, 2^134). Otherwise |1 − B·x| ≥ min(1, 2^(β+ε)) ≥ min(1, B·x·2^-50) (b·m < 2^50), so
+//!   |q − B| = |1 − B·x|/x ≥ min(q, 2^-50·B), a gap f64's rounding error 2^-53·q cannot bridge
+//!   (if q ≥ 8B, |q − B| > q/2 anyway): the f64 quotient lies strictly on the same side of
+//!   every boundary as q.
 //! - **Bracketing (f32 results of the other functions).** Lemma: let y ≠ 0 be real and v an f64
 //!   with |v − y| ≤ e·|y|, 2^-53 ≤ e ≤ 2^-20, e a power of two, and let lo = fl(v·(1 − 4e)),
 //!   hi = fl(v·(1 + 4e)) (1 ± 4e are exact in f64). Then y lies between lo and hi. Proof for
@@ -29,17 +31,17 @@
 //!   so when `lo as f32` and `hi as f32` are the same number, it is the correct rounding of y,
 //!   boundaries of the subnormal grid and the overflow threshold included. Otherwise (y may lie
 //!   close to a boundary) the input is passed to the CORE-MATH correctly rounded f32 function.
-//!   For values below 2^-1022 (Ex2 only) the lemma's premise fails, but then lo, hi and y are
-//!   all below 2^-1000 and round to +0.
+//!   For values below 2^-1022 or above 2^1000 (Ex2 only) the lemma's premise may fail, but
+//!   then lo, hi and y are all below 2^-1000 and round to +0, or all beyond f32's range.
 //! - **Ties (f16 and bf16 results).** Every half-precision path computes a correctly rounded f64
 //!   value v = RN64(y). Each rounding boundary B of f16 or bf16 is representable in f64, and
 //!   rounding is monotone, so v > B implies y > B and v < B implies y < B: v rounds like y
 //!   unless v is itself a boundary. That case is decided when the value is exact (Ex2 of an
 //!   integer: `2^-25` for f16 and `2^-134` for bf16 are boundaries and round to +0) or by the
 //!   double-rounding argument above (Rcp, Sqrt). Otherwise y lies within half an f64 ulp of B
-//!   (y = B itself is impossible: the transcendental functions take no boundary value at these
-//!   inputs); the correctly rounded f32 value cannot help there, as B is an f32 too and
-//!   RN32(y) = B, so the function panics naming the input. The tests run all 2^16 inputs of
+//!   (y = B itself does not occur: no function takes a boundary value at these inputs but in
+//!   the exact case above); the correctly rounded f32 value cannot help there, as B is an f32
+//!   too and RN32(y) = B, so the function panics naming the input. The tests run all 2^16 inputs of
 //!   every function in both formats: it never happens.
 //!
 //! # Paths and their bounds e
@@ -47,13 +49,14 @@
 //! | function | f32 `value` | e | f16/bf16 `value` (e = 2^-53) |
 //! |---|---|---|---|
 //! | Rcp, Sqrt | f64 `1/x`, `sqrt(x)`, 8 lanes | 2^-53, no check needed | the same |
-//! | Rsqrt | f64 `1/sqrt(x)`, 8 lanes (two roundings) | 2^-51 | CORE-MATH `rsqrt` |
-//! | Ex2, Lg2 | polynomials in 8 lanes (`ex2_lanes`, `lg2_lanes`) | 2^-45 | CORE-MATH `exp2`, `log2` |
-//! | Sin, Cos, Tanh | CORE-MATH `sin`, `cos`, `tanh` | 2^-53 | the same |
-//! | SinTurns, CosTurns | CORE-MATH `sinpi(2x)`, `cospi(2x)` (2x is exact) | 2^-53 | the same |
+//! | Rsqrt | f64 `1/sqrt(x)`, 8 lanes (two roundings) | 2^-51 | CORE-MATH |
+//! | Ex2, Lg2 | polynomials, 8 lanes (`ex2_lanes`, `lg2_lanes`) | 2^-45 (proved 2^-47.8, 2^-48.9) | CORE-MATH |
+//! | Sin, Cos, Tanh | CORE-MATH `sin`, `cos`, `tanh` | 2^-53 | CORE-MATH |
+//! | SinTurns, CosTurns | CORE-MATH `sinpi(2x)`, `cospi(2x)` (2x is exact) | 2^-53 | CORE-MATH |
 //!
-//! Over all 2^32 f32 inputs the bracketing check sends 1,101 inputs of Ex2 to the scalar
-//! function (see the tests).
+//! Over all 2^32 f32 inputs the bracketing check sends 1558 inputs of Ex2, 7405 of Lg2, 256 of
+//! Rsqrt, 38 of Sin, 32 of Cos, 8 of SinTurns, 6 of CosTurns and none of Tanh to the scalar
+//! function (`tests/sweep_reference.rs`, exhaustive tier).
 
 use wide::{f64x8, u32x8, u64x8};
 
@@ -136,10 +139,10 @@ impl MathFn {
 /// The relative error bound of `value` (|value − f(x)| ≤ VALUE_REL_ERROR·|f(x)| for finite
 /// nonzero results) that the rounding-ambiguity check relies on.
 ///
-/// It is the bound of the f32 Ex2 and Lg2 polynomial paths (proofs at `ex2_lanes` and
-/// `lg2_lanes`); every other path is tighter (module documentation). It holds wherever
-/// f(x) is in f64's normal range; beyond it `value` is ±Inf, or for Ex2 an f64 subnormal or
-/// zero.
+/// It bounds the f32 Ex2 and Lg2 polynomial paths with a margin (they are proved below
+/// 2^-47.8 and 2^-48.9 at `ex2_lanes` and `lg2_lanes`); every other path is tighter (module
+/// documentation). It holds wherever f(x) is in f64's normal range; beyond it `value` is ±Inf,
+/// or for Ex2 an f64 subnormal or zero.
 pub const VALUE_REL_ERROR: f64 = 1.0 / (1u64 << 45) as f64;
 
 /// Relative error bound of a correctly rounded f64 value.
@@ -154,39 +157,36 @@ const RSQRT_ERROR: f64 = 1.0 / (1u64 << 51) as f64;
 /// it is an internal API).
 ///
 /// A NaN result is written as 0x7FC00000. Rcp, Sqrt, Rsqrt, Ex2 and Lg2 run in lanes of 8; the
-/// others call CORE-MATH f64 per element. Ex2 and Lg2 take the result from the CORE-MATH f32
-/// function exactly for the inputs where `value·(1 − 4·VALUE_REL_ERROR)` and
-/// `value·(1 + 4·VALUE_REL_ERROR)` round to different f32 values (module documentation).
+/// others call CORE-MATH f64 per element. Every path but Rcp and Sqrt takes the result from
+/// the CORE-MATH f32 function exactly for the inputs where `value·(1 − 4e)` and
+/// `value·(1 + 4e)` round to different f32 values, e being the path's error bound (module
+/// documentation; e = [`VALUE_REL_ERROR`] for Ex2 and Lg2).
 pub fn f32_block(f: MathFn, x: &[u32], value: &mut [f64], rounded: &mut [u32]) {
     assert!(x.len() == value.len() && x.len() == rounded.len(), "f32_block: slice lengths differ");
-    fn each(f: fn(f64) -> f64) -> impl Fn(f64x8) -> f64x8 {
-        move |v| f64x8::new(v.to_array().map(f))
+    fn each(f: fn(f64) -> f64) -> impl Fn(f64x8) -> (f64x8, bool) {
+        move |v| (f64x8::new(v.to_array().map(f)), false)
     }
+    // Rcp and Sqrt round correctly by themselves (IEEE f32 division and square root would be
+    // their correctly rounded f32 functions).
     match f {
-        MathFn::Rcp => blocks(x, value, rounded, |v| f64x8::ONE / v, None),
-        MathFn::Sqrt => blocks(x, value, rounded, f64x8::sqrt, None),
-        MathFn::Rsqrt => blocks(x, value, rounded, |v| f64x8::ONE / v.sqrt(), Some((RSQRT_ERROR, core_math::rsqrtf))),
-        MathFn::Ex2 => blocks(x, value, rounded, ex2_lanes, Some((VALUE_REL_ERROR, core_math::exp2f))),
-        MathFn::Lg2 => blocks(x, value, rounded, lg2_lanes, Some((VALUE_REL_ERROR, core_math::log2f))),
-        MathFn::Sin => blocks(x, value, rounded, each(core_math::sin), Some((CR_ERROR, core_math::sinf))),
-        MathFn::Cos => blocks(x, value, rounded, each(core_math::cos), Some((CR_ERROR, core_math::cosf))),
-        MathFn::Tanh => blocks(x, value, rounded, each(core_math::tanh), Some((CR_ERROR, core_math::tanhf))),
+        MathFn::Rcp => blocks(x, value, rounded, |v| (f64x8::ONE / v, true), (CR_ERROR, |v| 1.0 / v)),
+        MathFn::Sqrt => blocks(x, value, rounded, |v| (v.sqrt(), true), (CR_ERROR, f32::sqrt)),
+        MathFn::Rsqrt => {
+            blocks(x, value, rounded, |v| (f64x8::ONE / v.sqrt(), false), (RSQRT_ERROR, core_math::rsqrtf))
+        }
+        MathFn::Ex2 => blocks(x, value, rounded, ex2_lanes, (VALUE_REL_ERROR, core_math::exp2f)),
+        MathFn::Lg2 => blocks(x, value, rounded, lg2_lanes, (VALUE_REL_ERROR, core_math::log2f)),
+        MathFn::Sin => blocks(x, value, rounded, each(core_math::sin), (CR_ERROR, core_math::sinf)),
+        MathFn::Cos => blocks(x, value, rounded, each(core_math::cos), (CR_ERROR, core_math::cosf)),
+        MathFn::Tanh => blocks(x, value, rounded, each(core_math::tanh), (CR_ERROR, core_math::tanhf)),
         // The fallback doubles x in f32, which overflows only for |x| ≥ 2^127; the check never
         // sends |x| ≥ 2^22 there, since 2x is then an integer and the value an exact ±0 or ±1.
-        MathFn::SinTurns => blocks(
-            x,
-            value,
-            rounded,
-            each(|v| core_math::sinpi(2.0 * v)),
-            Some((CR_ERROR, |v| core_math::sinpif(2.0 * v))),
-        ),
-        MathFn::CosTurns => blocks(
-            x,
-            value,
-            rounded,
-            each(|v| core_math::cospi(2.0 * v)),
-            Some((CR_ERROR, |v| core_math::cospif(2.0 * v))),
-        ),
+        MathFn::SinTurns => {
+            blocks(x, value, rounded, each(|v| core_math::sinpi(2.0 * v)), (CR_ERROR, |v| core_math::sinpif(2.0 * v)))
+        }
+        MathFn::CosTurns => {
+            blocks(x, value, rounded, each(|v| core_math::cospi(2.0 * v)), (CR_ERROR, |v| core_math::cospif(2.0 * v)))
+        }
     }
 }
 
@@ -265,17 +265,17 @@ fn nearest_half(fmt: Format, v: f64) -> Nearest {
 }
 
 /// The bracketing check of an f32 path: the relative error bound e of its values and the
-/// correctly rounded f32 function for undecided inputs; `None` where the value rounds correctly
-/// by itself.
-type Check = Option<(f64, fn(f32) -> f32)>;
+/// correctly rounded f32 function for undecided inputs.
+type Check = (f64, fn(f32) -> f32);
 
 /// Run `eval` on `x` in groups of 8 (the last group padded with zeros) and write `value` and
-/// the f32 rounding of it. With `check = Some((e, cr))`, `value` has relative error at most e
-/// (a power of two in [2^-53, 2^-20]) and an input whose bracket `value·(1 ± 4e)` rounds to two
+/// the f32 rounding of it. `eval` returns the values of a group and whether they round
+/// correctly by themselves; if not, each has relative error at most e (`check = (e, cr)`, e a
+/// power of two in [2^-53, 2^-20]) and an input whose bracket `value·(1 ± 4e)` rounds to two
 /// different f32 values gets its result from the correctly rounded `cr` instead (module
-/// documentation, "Bracketing"); with `None`, `value` rounds correctly by itself.
+/// documentation, "Bracketing").
 #[inline(always)]
-fn blocks(x: &[u32], value: &mut [f64], rounded: &mut [u32], eval: impl Fn(f64x8) -> f64x8, check: Check) {
+fn blocks(x: &[u32], value: &mut [f64], rounded: &mut [u32], eval: impl Fn(f64x8) -> (f64x8, bool), check: Check) {
     let full = x.len() - x.len() % 8;
     for ((xs, vs), rs) in
         x[..full].chunks_exact(8).zip(value[..full].chunks_exact_mut(8)).zip(rounded.chunks_exact_mut(8))
@@ -295,18 +295,17 @@ fn blocks(x: &[u32], value: &mut [f64], rounded: &mut [u32], eval: impl Fn(f64x8
 
 /// One group of [`blocks`]: the values and the f32 results of 8 inputs.
 #[inline(always)]
-fn group(xs: [u32; 8], eval: &impl Fn(f64x8) -> f64x8, check: Check) -> ([f64; 8], [u32; 8]) {
-    let v = eval(f64x8::new(xs.map(|b| f32::from_bits(b) as f64)));
-    let out = match check {
-        None => nearest_f32(v),
-        Some((e, cr)) => {
-            let lo = nearest_f32(v * f64x8::splat(1.0 - 4.0 * e));
-            let hi = nearest_f32(v * f64x8::splat(1.0 + 4.0 * e));
-            if lo.simd_ne(hi).any() {
-                undecided(lo, hi, xs, cr)
-            } else {
-                lo
-            }
+fn group(xs: [u32; 8], eval: &impl Fn(f64x8) -> (f64x8, bool), (e, cr): Check) -> ([f64; 8], [u32; 8]) {
+    let (v, decided) = eval(f64x8::new(xs.map(|b| f32::from_bits(b) as f64)));
+    let out = if decided {
+        nearest_f32(v)
+    } else {
+        let lo = nearest_f32(v * f64x8::splat(1.0 - 4.0 * e));
+        let hi = nearest_f32(v * f64x8::splat(1.0 + 4.0 * e));
+        if lo.simd_ne(hi).any() {
+            undecided(lo, hi, xs, cr)
+        } else {
+            lo
         }
     };
     // NaN lanes become 0x7FC00000, written as bit operations, which compile to one masked
@@ -373,7 +372,8 @@ const SHIFTER: f64 = 6755399441055744.0;
 
 /// 2^x for f64 lanes holding f32 values, with relative error below 2^-47.8 ≤
 /// [`VALUE_REL_ERROR`] wherever 2^x is a normal f64 (±Inf above, an f64 subnormal or zero
-/// below, NaN for NaN).
+/// below, NaN for NaN), and whether the values round correctly to f32 by themselves (see the
+/// last paragraph).
 ///
 /// x is clamped to [−1100, 1100] (the f64 result is +0 or +Inf beyond either way) and
 /// split exactly as x = n + r with n = RN-even integer of x (via [`SHIFTER`]) and |r| ≤ 1/2
@@ -395,15 +395,17 @@ const SHIFTER: f64 = 6755399441055744.0;
 /// polynomial gives) or below 2^-26 in magnitude skips the polynomial. For |x| < 2^-26 it
 /// takes fl(1 + fl(x·ln 2)): with t = x·ln 2, |t| < 2^-26.5, |e^t − (1 + t)| ≤ t²·e^|t|/2
 /// < 2^-53.9, the product is off by 2.1u·|t| < 2^-78 and the sum by u, in all below 2^-52
-/// relative.
-fn ex2_lanes(input: f64x8) -> f64x8 {
+/// relative. Such a group needs no bracketing: 2^x and the value both lie within 2^-26.4 of 1,
+/// whose f32 rounding boundaries are 2^-25 below and 2^-24 above, and the other lanes are
+/// exact (2^x ≥ 2^1100 rounds to +Inf, 2^x ≤ 2^-1100 to +0).
+fn ex2_lanes(input: f64x8) -> (f64x8, bool) {
     // Most f32 bit patterns are trivial, and so are most groups of a sweep.
     let a = input.abs();
     let tiny = a.simd_lt(f64x8::splat(1.0 / (1u64 << 26) as f64));
     if (tiny | a.simd_ge(f64x8::splat(1100.0)) | input.is_nan()).all() {
         let beyond = input.simd_gt(f64x8::ZERO).select(f64x8::splat(f64::INFINITY), f64x8::ZERO);
         let first_order = f64x8::ONE + input * f64x8::splat(EX2_TAYLOR[1]);
-        return tiny.select(first_order, input.is_nan().select(input, beyond));
+        return (tiny.select(first_order, input.is_nan().select(input, beyond)), true);
     }
     let x = input.fast_max(f64x8::splat(-1100.0)).fast_min(f64x8::splat(1100.0));
     let shifted = x + f64x8::splat(SHIFTER);
@@ -418,7 +420,7 @@ fn ex2_lanes(input: f64x8) -> f64x8 {
     let h = m >> 1;
     let s1 = f64x8::from_bits((h - u64x8::ONE) << 52);
     let s2 = f64x8::from_bits((m - h - u64x8::ONE) << 52);
-    input.is_nan().select(input, (p * s1) * s2)
+    (input.is_nan().select(input, (p * s1) * s2), false)
 }
 
 /// 2/(ln 2·(2j + 1)) for j = 0..=9, rounded to f64: log2(z) = s·P(s²) with s = (z − 1)/(z + 1),
@@ -442,7 +444,8 @@ const SQRT_HALF_BITS: u64 = 0x3FE6_A09E_667F_3BCD;
 
 /// log2(x) for f64 lanes holding f32 values, with relative error below 2^-48.9 ≤
 /// [`VALUE_REL_ERROR`]; IEEE special values: log2(±0) = −Inf, log2(+Inf) = +Inf, NaN for NaN
-/// and negative x.
+/// and negative x. A group of special values only is reported as rounding correctly by
+/// itself.
 ///
 /// A positive finite x (a normal f64, even for subnormal f32 inputs) is split exactly from its
 /// bits as x = 2^k·z with z ∈ [c, 2c), c = √½ rounded (powers of two give z = 1, hence
@@ -451,14 +454,15 @@ const SQRT_HALF_BITS: u64 = 0x3FE6_A09E_667F_3BCD;
 ///   |s| ≤ 0.17158, s² ≤ 0.029438;
 /// - w = s², with relative error ≤ 5.1u, moves P by at most P'(w)·5.1u·w ≤ 0.06u·P;
 /// - P(w) = Σ C_j w^j with the 10 positive coefficients [`LG2_ATANH`] (each rounded, ≤ u) by
-///   Estrin's scheme (`estrin_level`, at most 11 roundings per term): γ11 + u ≤ 12.1u relative, all
-///   terms being positive; the series' tail beyond j = 9 is below 2^-55.2 relative;
+///   Estrin's scheme (`estrin_level`, at most 11 roundings per term): γ11 + u ≤ 12.1u
+///   relative, all terms being positive; the series' tail beyond j = 9 is below 2^-55.2
+///   relative;
 /// - y = s·P: one more rounding, u. In all, y = log2(z) with relative error
 ///   ε ≤ (2.01 + 0.06 + 12.1 + 1)u + 2^-55.2 < 15.4u < 2^-49.
 ///
 /// Finally log2(x) = k + y. For k = 0 that is y; otherwise |y| ≤ 1/2 ≤ |k + y| (y ≥ −1/2 when
 /// k ≥ 1, y < 1/2 when k ≤ −1), so the relative error is at most ε + u < 16.4u < 2^-48.9.
-fn lg2_lanes(x: f64x8) -> f64x8 {
+fn lg2_lanes(x: f64x8) -> (f64x8, bool) {
     let positive = x.simd_gt(f64x8::ZERO) & x.simd_lt(f64x8::splat(f64::INFINITY));
     let special = x.simd_eq(f64x8::ZERO).select(
         f64x8::splat(f64::NEG_INFINITY),
@@ -466,7 +470,7 @@ fn lg2_lanes(x: f64x8) -> f64x8 {
     );
     // Half of all f32 bit patterns are negative.
     if positive.none() {
-        return special;
+        return (special, true);
     }
     let ix = x.to_bits();
     // t = ix − bits(c) + 1024·2^52 is positive for every positive x; its exponent field is
@@ -483,5 +487,5 @@ fn lg2_lanes(x: f64x8) -> f64x8 {
     let b: [f64x8; 3] = estrin_level(a, w2);
     let [p] = estrin_level::<2, 1>(estrin_level(b, w4), w4 * w4);
     let y = s * p;
-    positive.select(k + y, special)
+    (positive.select(k + y, special), false)
 }

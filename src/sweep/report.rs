@@ -152,7 +152,8 @@ pub struct Report {
     /// "k/n" for one shard of a sweep, null for a whole sweep.
     pub shard: Option<String>,
     pub count: u64,
-    /// Signed ulp distance (result − expected) → count.
+    /// Signed ulp distance (result − expected) → count; from magnitude 4096 on, power-of-two
+    /// bins keyed by their smallest magnitude (±2^k counts ±[2^k, 2^(k+1))).
     pub ulp_histogram: BTreeMap<i64, u64>,
     /// The signed distance of largest magnitude.
     pub max_ulp: i64,

@@ -18,6 +18,24 @@ pub const FIRST: usize = 20;
 pub const PLOT_BUCKETS: usize = 2048;
 /// Distances in `-DENSE..=DENSE` are counted in an array, the rest in a map.
 const DENSE: i64 = 64;
+/// Distances below this magnitude have histogram entries of their own.
+pub const EXACT_DISTANCES: u64 = 1 << 12;
+
+/// The histogram key of distance `d`: itself below [`EXACT_DISTANCES`], else its power-of-two
+/// bin's smallest magnitude with its sign.
+pub fn distance_key(d: i64) -> i64 {
+    let m = d.unsigned_abs();
+    if m < EXACT_DISTANCES {
+        return d;
+    }
+    // The top bin, ±2^62, also holds the magnitude 2^63 (i64::MIN), which has no positive i64.
+    let key = (1u64 << (63 - m.leading_zeros())).min(1 << 62) as i64;
+    if d < 0 {
+        -key
+    } else {
+        key
+    }
+}
 
 /// One evaluated input with its result, the reference's result and an error.
 #[derive(Clone, Debug, PartialEq)]
@@ -275,12 +293,14 @@ impl Stats {
         h
     }
 
-    /// Count distance `d` `n` times.
+    /// Count distance `d` `n` times. Distances of magnitude [`EXACT_DISTANCES`] or more are
+    /// counted in power-of-two bins keyed by their smallest magnitude (±2^k stands for
+    /// ±[2^k, 2^(k+1))), which bounds the histogram's size whatever the errors.
     pub fn add_distance(&mut self, d: i64, n: u64) {
         if (-DENSE..=DENSE).contains(&d) {
             self.dense[(d + DENSE) as usize] += n;
         } else {
-            *self.sparse.entry(d).or_insert(0) += n;
+            *self.sparse.entry(distance_key(d)).or_insert(0) += n;
         }
     }
 
@@ -627,6 +647,27 @@ mod tests {
             }
             assert_eq!(block, single, "trial {trial}");
         }
+    }
+
+    #[test]
+    fn large_distances_fall_in_power_of_two_bins() {
+        assert_eq!(distance_key(4095), 4095);
+        assert_eq!(distance_key(-4095), -4095);
+        assert_eq!(distance_key(4096), 4096);
+        assert_eq!(distance_key(8191), 4096);
+        assert_eq!(distance_key(-8192), -8192);
+        assert_eq!(distance_key(i64::MIN), -(1 << 62));
+        assert_eq!(distance_key(i64::MAX), 1 << 62);
+        for d in [4096i64, 1 << 40, 1 << 62, -(1 << 62)] {
+            assert_eq!(distance_key(distance_key(d)), distance_key(d), "keys are their own bins");
+        }
+        let ctx = Context::new(Format::F32, Format::F32, false, Vec::new(), (0, 1 << 31));
+        let mut s = Stats::new(&ctx);
+        for d in 0..1_000_000i64 {
+            s.add_distance(d * 977, 1);
+        }
+        assert!(s.histogram().len() < EXACT_DISTANCES as usize + 64);
+        assert_eq!(s.histogram().values().sum::<u64>(), 1_000_000);
     }
 
     #[test]

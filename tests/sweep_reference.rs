@@ -1,0 +1,361 @@
+//! The correctly rounded references of `ptxfp sweep` (`ptxfp::sweep::exact`).
+//!
+//! - f32: `rounded` must equal CORE-MATH's correctly rounded f32 function bit for bit (IEEE f32
+//!   division and square root for Rcp and Sqrt; for NaN results, the canonical 0x7FC00000), and
+//!   `value` must lie within `VALUE_REL_ERROR` of CORE-MATH's correctly rounded f64 function.
+//!   The default tier checks every 4099th bit pattern and the special values; the exhaustive
+//!   tier (`--include-ignored`) all 2^32 patterns of the paths with arithmetic of their own
+//!   (Rcp, Sqrt, Rsqrt, Ex2, Lg2), and with `--features exhaustive-references` also of the
+//!   CORE-MATH-backed ones.
+//! - f16 and bf16: all 2^16 inputs. `value` must be CORE-MATH's f64 result, and `rounded` must
+//!   bracket it: the f64 value lies within half a unit of `rounded` (ties to even). Ties, which
+//!   only exact values may produce, and values within 2^-40 of a rounding boundary are listed.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use ptxfp::sweep::exact::{f32_block, half_block, MathFn, VALUE_REL_ERROR};
+use ptxfp::Format;
+use rayon::prelude::*;
+
+/// The correctly rounded f32 result, computed without the module under test.
+fn reference_f32(f: MathFn, x: f32) -> f32 {
+    // 2x overflows only for |x| ≥ 2^127, where x is an even integer: sin(πx) is then the same
+    // signed zero as sin(2πx), and cos(πx) = cos(2πx) = 1.
+    let turns = if (2.0 * x).is_finite() || x.is_infinite() { 2.0 * x } else { x };
+    match f {
+        MathFn::Rcp => 1.0 / x,
+        MathFn::Sqrt => x.sqrt(),
+        MathFn::Rsqrt => core_math::rsqrtf(x),
+        MathFn::Ex2 => core_math::exp2f(x),
+        MathFn::Lg2 => core_math::log2f(x),
+        MathFn::Sin => core_math::sinf(x),
+        MathFn::Cos => core_math::cosf(x),
+        MathFn::Tanh => core_math::tanhf(x),
+        MathFn::SinTurns => core_math::sinpif(turns),
+        MathFn::CosTurns => core_math::cospif(turns),
+    }
+}
+
+/// The correctly rounded f64 result.
+fn reference_f64(f: MathFn, x: f64) -> f64 {
+    match f {
+        MathFn::Rcp => 1.0 / x,
+        MathFn::Sqrt => x.sqrt(),
+        MathFn::Rsqrt => core_math::rsqrt(x),
+        MathFn::Ex2 => core_math::exp2(x),
+        MathFn::Lg2 => core_math::log2(x),
+        MathFn::Sin => core_math::sin(x),
+        MathFn::Cos => core_math::cos(x),
+        MathFn::Tanh => core_math::tanh(x),
+        MathFn::SinTurns => core_math::sinpi(2.0 * x),
+        MathFn::CosTurns => core_math::cospi(2.0 * x),
+    }
+}
+
+/// Whether `rounded` is the right f32 result for input `x`: the reference's bits, or the
+/// canonical NaN when the reference is a NaN.
+fn f32_ok(f: MathFn, x: u32, rounded: u32) -> bool {
+    let want = reference_f32(f, f32::from_bits(x));
+    if want.is_nan() {
+        rounded == 0x7FC0_0000
+    } else {
+        rounded == want.to_bits()
+    }
+}
+
+/// The relative error of `value` against the correctly rounded f64 result, or None where the
+/// bound does not apply (f(x) outside f64's normal range). Panics on a NaN or exact-value
+/// mismatch.
+fn value_error(f: MathFn, x: u32, value: f64) -> Option<f64> {
+    let want = reference_f64(f, f32::from_bits(x) as f64);
+    if want.is_nan() || want.is_infinite() || want == 0.0 {
+        let same = (want.is_nan() && value.is_nan()) || want.to_bits() == value.to_bits();
+        assert!(same, "{:?}({x:#010x}): value {value:e}, want {want:e}", f);
+        return None;
+    }
+    (want.abs() >= f64::MIN_POSITIVE).then(|| ((value - want) / want).abs())
+}
+
+const SPECIAL_F32: [f32; 47] = [
+    0.0,
+    -0.0,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    1.0,
+    -1.0,
+    2.0,
+    -2.0,
+    0.5,
+    -0.5,
+    0.25,
+    -0.25,
+    0.75,
+    -0.75,
+    1.25,
+    -1.5,
+    3.0,
+    0.1,
+    f32::MIN_POSITIVE,
+    -f32::MIN_POSITIVE,
+    f32::MAX,
+    f32::MIN,
+    1e-45,
+    -1e-45,
+    1.1754942e-38,
+    -150.0,
+    -149.0,
+    -149.5,
+    -126.0,
+    -127.0,
+    -125.99999,
+    127.0,
+    127.99999,
+    128.0,
+    -1022.5,
+    1023.5,
+    1024.0,
+    -1100.0,
+    4194304.0,
+    -4194304.5,
+    8388608.0,
+    8388607.5,
+    1e10,
+    -1e10,
+    1.0000001,
+    0.99999994,
+    2.5e-8,
+];
+
+/// Bit patterns of the special values, including NaNs with both signs and both quiet bits.
+fn special_patterns() -> Vec<u32> {
+    let mut x: Vec<u32> = SPECIAL_F32.iter().map(|v| v.to_bits()).collect();
+    x.extend([0x7FC0_0000, 0xFFC0_0000, 0x7F80_0001, 0xFFFF_FFFF, 0x0000_0001, 0x8000_0001, 0x007F_FFFF]);
+    x
+}
+
+/// Check `f32_block` on `inputs`; returns the largest relative error of `value` seen.
+fn check_f32(f: MathFn, inputs: &[u32]) -> f64 {
+    let mut value = vec![0.0; inputs.len()];
+    let mut rounded = vec![0; inputs.len()];
+    f32_block(f, inputs, &mut value, &mut rounded);
+    let mut worst: f64 = 0.0;
+    for ((&x, &v), &r) in inputs.iter().zip(&value).zip(&rounded) {
+        assert!(
+            f32_ok(f, x, r),
+            "{:?}({x:#010x}): rounded {r:#010x}, want {:#010x}",
+            f,
+            reference_f32(f, f32::from_bits(x)).to_bits()
+        );
+        if let Some(e) = value_error(f, x, v) {
+            assert!(e <= VALUE_REL_ERROR, "{:?}({x:#010x}): value {v:e} off by {e:e} relative", f);
+            worst = worst.max(e);
+        }
+    }
+    worst
+}
+
+#[test]
+fn f32_sample_and_special_values() {
+    let mut inputs: Vec<u32> = (0..=u32::MAX).step_by(4099).collect();
+    inputs.extend(special_patterns());
+    for f in MathFn::ALL {
+        let worst = check_f32(f, &inputs);
+        eprintln!(
+            "{:?}: {} inputs, largest relative error of value {:.3e} (2^{:.1})",
+            f,
+            inputs.len(),
+            worst,
+            worst.log2()
+        );
+    }
+}
+
+#[test]
+fn f32_block_lengths_and_tails() {
+    // Every tail length of the 8-lane groups, at several offsets into the special values.
+    let x = special_patterns();
+    for f in MathFn::ALL {
+        for start in 0..8 {
+            for len in 0..=17 {
+                check_f32(f, &x[start..(start + len).min(x.len())]);
+            }
+        }
+    }
+}
+
+#[test]
+fn exact_cases_are_exact() {
+    let cases: [(MathFn, f32, f64, f32); 12] = [
+        (MathFn::Ex2, 10.0, 1024.0, 1024.0),
+        (MathFn::Ex2, -149.0, 1e-45f32 as f64, 1e-45),
+        // 2^-150 is the midpoint between +0 and the smallest subnormal.
+        (MathFn::Ex2, -150.0, 2f64.powi(-150), 0.0),
+        (MathFn::Ex2, f32::NEG_INFINITY, 0.0, 0.0),
+        (MathFn::Lg2, 0.125, -3.0, -3.0),
+        (MathFn::Lg2, 1.0, 0.0, 0.0),
+        (MathFn::Lg2, 0.0, f64::NEG_INFINITY, f32::NEG_INFINITY),
+        (MathFn::Rsqrt, -0.0, f64::NEG_INFINITY, f32::NEG_INFINITY),
+        (MathFn::SinTurns, -0.5, -0.0, -0.0),
+        (MathFn::CosTurns, 0.25, 0.0, 0.0),
+        (MathFn::CosTurns, 0.5, -1.0, -1.0),
+        (MathFn::Tanh, f32::NEG_INFINITY, -1.0, -1.0),
+    ];
+    for (f, x, want_value, want) in cases {
+        let (mut value, mut rounded) = ([0.0], [0]);
+        f32_block(f, &[x.to_bits()], &mut value, &mut rounded);
+        assert_eq!(rounded[0], want.to_bits(), "{:?}({x})", f);
+        assert_eq!(value[0].to_bits(), want_value.to_bits(), "{:?}({x})", f);
+    }
+}
+
+/// Value of a 16-bit pattern's magnitude `m` (the bits without the sign), where the pattern
+/// one past the largest finite one stands for 2^(emax+1).
+fn magnitude(fmt: Format, m: u16) -> f64 {
+    if m as u64 == fmt.inf(false) {
+        2f64.powi(fmt.emax() + 1)
+    } else {
+        fmt.to_f64(m as u64)
+    }
+}
+
+/// Check `half_block` on all 2^16 inputs; returns the inputs whose value is a tie and those
+/// within 2^-40 (relative) of a rounding boundary.
+fn check_half(f: MathFn, fmt: Format) -> (Vec<u16>, Vec<u16>) {
+    let x: Vec<u16> = (0..=u16::MAX).collect();
+    let mut value = vec![0.0; x.len()];
+    let mut rounded = vec![0; x.len()];
+    half_block(f, fmt, &x, &mut value, &mut rounded);
+    let nan = if fmt == Format::F16 { 0x7E00 } else { 0x7FC0 };
+    let inf = fmt.inf(false) as u16;
+    let (mut ties, mut close) = (vec![], vec![]);
+    for ((&x, &v), &r) in x.iter().zip(&value).zip(&rounded) {
+        let want = reference_f64(f, fmt.to_f64(x as u64));
+        let what = format!("{:?} {}({x:#06x}) = {want:e}: rounded {r:#06x}", f, fmt.name());
+        if want.is_nan() {
+            assert!(v.is_nan() && r == nan, "{what}, value {v:e}");
+            continue;
+        }
+        assert_eq!(v.to_bits(), want.to_bits(), "{what}, value {v:e}");
+        assert_eq!(r & 0x8000 != 0, want.is_sign_negative(), "{what}: sign");
+        let (a, m) = (want.abs(), r & 0x7FFF);
+        assert!(m <= inf, "{what}: NaN");
+        // The interval of magnitudes that round to m, ends included.
+        let lower = if m == 0 { 0.0 } else { (magnitude(fmt, m) + magnitude(fmt, m - 1)) / 2.0 };
+        let upper = if m == inf { f64::INFINITY } else { (magnitude(fmt, m) + magnitude(fmt, m + 1)) / 2.0 };
+        assert!(lower <= a && a <= upper, "{what}: outside [{lower:e}, {upper:e}]");
+        if (a == lower && m != 0) || (a == upper && m != inf) {
+            assert_eq!(m & 1, 0, "{what}: a tie must round to even");
+            ties.push(x);
+        } else if a != 0.0 && ((a - lower).min(upper - a) / a) < 2f64.powi(-40) {
+            close.push(x);
+        }
+    }
+    (ties, close)
+}
+
+#[test]
+fn half_all_inputs() {
+    for fmt in [Format::F16, Format::BF16] {
+        for f in MathFn::ALL {
+            let (ties, close) = check_half(f, fmt);
+            eprintln!("{:?} {}: ties at {ties:04x?}, within 2^-40 of a boundary: {close:04x?}", f, fmt.name());
+            // The only ties are exact: 2^-25 (f16) and 2^-134 (bf16), the first midpoint of the
+            // subnormal grid, which rounds to +0.
+            let exact: &[u16] = match (f, fmt) {
+                (MathFn::Ex2, Format::F16) => &[0xCE40],
+                (MathFn::Ex2, _) => &[0xC306],
+                _ => &[],
+            };
+            assert_eq!(ties, exact, "{:?} {}", f, fmt.name());
+        }
+    }
+}
+
+/// The relative error bound e of an f32 path's values as the module documentation lists it,
+/// for the paths with a bracketing check.
+fn path_error(f: MathFn) -> Option<f64> {
+    match f {
+        MathFn::Rcp | MathFn::Sqrt => None,
+        MathFn::Rsqrt => Some(2f64.powi(-51)),
+        MathFn::Ex2 | MathFn::Lg2 => Some(VALUE_REL_ERROR),
+        _ => Some(2f64.powi(-53)),
+    }
+}
+
+/// All 2^32 f32 inputs in blocks of 65536 on every core: `rounded` against the reference, for
+/// the paths whose value is not itself a correctly rounded f64 (Rsqrt, Ex2, Lg2) `value`
+/// against CORE-MATH f64, and the number of inputs the bracketing check sends to the scalar
+/// function.
+fn exhaustive(f: MathFn) {
+    let start = Instant::now();
+    let wrong = AtomicU64::new(0);
+    let fallbacks = AtomicU64::new(0);
+    let worst = AtomicU64::new(0);
+    let check_value = matches!(f, MathFn::Rsqrt | MathFn::Ex2 | MathFn::Lg2);
+    (0..1u32 << 16).into_par_iter().for_each(|block| {
+        let x: Vec<u32> = (block << 16..=(block << 16 | 0xFFFF)).collect();
+        let mut value = vec![0.0; x.len()];
+        let mut rounded = vec![0; x.len()];
+        f32_block(f, &x, &mut value, &mut rounded);
+        let mut undecided = 0;
+        for ((&x, &v), &r) in x.iter().zip(&value).zip(&rounded) {
+            if !f32_ok(f, x, r) && wrong.fetch_add(1, Ordering::Relaxed) < 10 {
+                eprintln!("{:?}({x:#010x}): rounded {r:#010x}", f);
+            }
+            if check_value {
+                if let Some(e) = value_error(f, x, v) {
+                    worst.fetch_max(e.to_bits(), Ordering::Relaxed);
+                }
+            }
+            if let Some(e) = path_error(f) {
+                undecided +=
+                    (((v * (1.0 - 4.0 * e)) as f32).to_bits() != ((v * (1.0 + 4.0 * e)) as f32).to_bits()) as u64;
+            }
+        }
+        fallbacks.fetch_add(undecided, Ordering::Relaxed);
+    });
+    let worst = f64::from_bits(worst.into_inner());
+    eprintln!(
+        "{:?}: all 2^32 inputs in {:.1} s on {} threads; {} wrong; {} inputs sent to the scalar function{}",
+        f,
+        start.elapsed().as_secs_f64(),
+        rayon::current_num_threads(),
+        wrong.load(Ordering::Relaxed),
+        fallbacks.into_inner(),
+        if check_value {
+            format!("; largest relative error of value {worst:.3e} (2^{:.2})", worst.log2())
+        } else {
+            String::new()
+        }
+    );
+    assert_eq!(wrong.into_inner(), 0, "{:?}: wrong results", f);
+    assert!(worst <= VALUE_REL_ERROR);
+}
+
+macro_rules! exhaustive_tests {
+    ($($(#[$gate:meta])? $name:ident: $f:ident),* $(,)?) => {$(
+        $(#[$gate])?
+        #[test]
+        #[ignore = "exhaustive tier: run with --include-ignored"]
+        fn $name() {
+            exhaustive(MathFn::$f);
+        }
+    )*};
+}
+
+// The paths with arithmetic of their own run in the exhaustive tier. The others take their
+// value from CORE-MATH's f64 function and fall back to its f32 function; their all-input check
+// (about ten minutes on two cores) is compiled with `--features exhaustive-references`.
+exhaustive_tests!(
+    exhaustive_rcp: Rcp,
+    exhaustive_sqrt: Sqrt,
+    exhaustive_rsqrt: Rsqrt,
+    exhaustive_ex2: Ex2,
+    exhaustive_lg2: Lg2,
+    #[cfg(feature = "exhaustive-references")] exhaustive_sin: Sin,
+    #[cfg(feature = "exhaustive-references")] exhaustive_cos: Cos,
+    #[cfg(feature = "exhaustive-references")] exhaustive_tanh: Tanh,
+    #[cfg(feature = "exhaustive-references")] exhaustive_sin_turns: SinTurns,
+    #[cfg(feature = "exhaustive-references")] exhaustive_cos_turns: CosTurns,
+);

@@ -16,10 +16,12 @@ use crate::format::Format;
 pub const FIRST: usize = 20;
 /// Buckets of the error-against-input profile.
 pub const PLOT_BUCKETS: usize = 2048;
-/// Distances in `-DENSE..=DENSE` are counted in an array, the rest in a map.
-const DENSE: i64 = 64;
 /// Distances below this magnitude have histogram entries of their own.
 pub const EXACT_DISTANCES: u64 = 1 << 12;
+/// Distances in `-DENSE..=DENSE` are counted at index `d + DENSE` of one array.
+const DENSE: i64 = EXACT_DISTANCES as i64 - 1;
+/// Power-of-two bins 2^12 … 2^62 of each sign.
+const BINS: usize = 51;
 
 /// The histogram key of distance `d`: itself below [`EXACT_DISTANCES`], else its power-of-two
 /// bin's smallest magnitude with its sign.
@@ -247,7 +249,8 @@ impl Context {
 pub struct Stats {
     pub count: u64,
     dense: Vec<u64>,
-    sparse: BTreeMap<i64, u64>,
+    /// Bin 2^(12 + k) at index k for positive distances, BINS + k for negative ones.
+    binned: Vec<u64>,
     pub worst_ulp: Option<Case>,
     pub worst_abs: Option<Case>,
     pub worst_rel: Option<Case>,
@@ -266,7 +269,7 @@ impl Stats {
         Stats {
             count: 0,
             dense: vec![0; (2 * DENSE + 1) as usize],
-            sparse: BTreeMap::new(),
+            binned: vec![0; 2 * BINS],
             worst_ulp: None,
             worst_abs: None,
             worst_rel: None,
@@ -284,7 +287,13 @@ impl Stats {
     /// result and expected value disagree on being NaN have no distance and are counted as
     /// special mismatches only.
     pub fn histogram(&self) -> BTreeMap<i64, u64> {
-        let mut h = self.sparse.clone();
+        let mut h = BTreeMap::new();
+        for (i, &n) in self.binned.iter().enumerate() {
+            if n != 0 {
+                let key = 1i64 << (12 + i % BINS);
+                h.insert(if i < BINS { key } else { -key }, n);
+            }
+        }
         for (i, &n) in self.dense.iter().enumerate() {
             if n != 0 {
                 h.insert(i as i64 - DENSE, n);
@@ -300,7 +309,9 @@ impl Stats {
         if (-DENSE..=DENSE).contains(&d) {
             self.dense[(d + DENSE) as usize] += n;
         } else {
-            *self.sparse.entry(distance_key(d)).or_insert(0) += n;
+            let k = distance_key(d);
+            let bin = (63 - k.unsigned_abs().leading_zeros() - 12) as usize;
+            self.binned[if k < 0 { BINS + bin } else { bin }] += n;
         }
     }
 
@@ -554,8 +565,8 @@ impl Stats {
         for (a, b) in self.dense.iter_mut().zip(&other.dense) {
             *a += b;
         }
-        for (d, n) in other.sparse {
-            *self.sparse.entry(d).or_insert(0) += n;
+        for (a, b) in self.binned.iter_mut().zip(&other.binned) {
+            *a += b;
         }
         keep_worse(&mut self.worst_ulp, other.worst_ulp);
         keep_worse(&mut self.worst_abs, other.worst_abs);

@@ -390,9 +390,9 @@ impl Report {
                 join_hex(&c.inputs),
                 join_values(&c.input_values),
                 hex(c.result),
-                c.result_value.0,
+                num(c.result_value.0),
                 hex(c.expected),
-                c.expected_value.0
+                num(c.expected_value.0)
             ),
             None => String::new(),
         };
@@ -438,7 +438,17 @@ fn join_hex(v: &[Hex]) -> String {
 }
 
 fn join_values(v: &[Real]) -> String {
-    v.iter().map(|r| format!("{}", r.0)).collect::<Vec<_>>().join(", ")
+    v.iter().map(|r| num(r.0)).collect::<Vec<_>>().join(", ")
+}
+
+/// A value in the shortest form that reads back exactly, in scientific notation when large or
+/// tiny.
+fn num(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && !(1e-5..1e7).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
 }
 
 /// An error in powers of two, the way the documentation states bounds.
@@ -459,8 +469,8 @@ fn one_line(c: &CaseReport) -> String {
         join_hex(&c.inputs),
         join_values(&c.input_values),
         hex(c.result),
-        c.result_value.0,
+        num(c.result_value.0),
         hex(c.expected),
-        c.expected_value.0
+        num(c.expected_value.0)
     )
 }

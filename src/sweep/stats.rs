@@ -428,7 +428,8 @@ impl Stats {
         };
         // The first input reaching `max` in `metric`, offered to `slot` when it can win.
         let offer_max = |slot: &mut Option<Case>, metric: Metric, max: f64| {
-            if slot.as_ref().is_some_and(|w| max < w.error) {
+            // Every index of the block is at least `start`: a tie with an earlier case loses.
+            if slot.as_ref().is_some_and(|w| max < w.error || (max == w.error && w.index < start)) {
                 return;
             }
             let i = match metric {

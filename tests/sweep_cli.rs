@@ -320,7 +320,7 @@ fn ctrl_c_leaves_a_checkpoint_that_resumes() {
     let whole = sweep_json(&dir, "whole.json", &args);
     let cp = dir.path("cp.json");
     let json = dir.path("r.json");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ptxfp"))
+    let child = Command::new(env!("CARGO_BIN_EXE_ptxfp"))
         .current_dir(&dir.0)
         .args(["sweep", "-q", "--checkpoint", cp.to_str().unwrap(), "--json", json.to_str().unwrap()])
         .args(args)

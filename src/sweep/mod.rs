@@ -296,8 +296,8 @@ impl Sweep {
         let n_ops = self.domain.operands();
         let mut stats = Stats::new(&self.ctx);
         let mut ops = vec![vec![W::from_u64(0); BLOCK]; n_ops];
-        let mut results = vec![W::from_u64(0); BLOCK];
-        let mut rounded = vec![W::from_u64(0); BLOCK];
+        let mut results = [W::from_u64(0); BLOCK];
+        let mut rounded = [W::from_u64(0); BLOCK];
         let mut value = vec![0.0f64; BLOCK];
         let mut scratch = stats::Scratch::default();
         let mut at = start;

@@ -217,7 +217,7 @@ impl Context {
 
     /// The first ordinal of bucket `b` (for plot labels).
     pub fn bucket_start(&self, b: usize) -> i64 {
-        let k = (((b as u128) << 64) + self.scale - 1) / self.scale;
+        let k = ((b as u128) << 64).div_ceil(self.scale);
         (self.lo as i128 + k as i128) as i64
     }
 

@@ -9,7 +9,7 @@ use crate::format::Format;
 use crate::io::Reader;
 use crate::kernels::{self, Kernel};
 use crate::ptx::{Instr, Mode, MufuFn, Opcode, Target};
-use crate::round::Rounding;
+use crate::round::{self, Rounding};
 
 /// A reference for the results of one instruction.
 pub struct Reference {
@@ -200,15 +200,11 @@ impl Reference {
     }
 }
 
-/// `.sat`: NaN and values below +0 (−0 included) to +0, values above 1 to 1.
+/// `.sat` on the rounded result ([`round::saturate`]) and on the exact value alike.
 fn saturate(fmt: Format, bits: u64, value: f64) -> (u64, f64) {
-    if fmt.is_nan(bits) || fmt.is_neg(bits) {
-        (0, 0.0)
-    } else if fmt.to_f64(bits) > 1.0 {
-        (fmt.one(), 1.0)
-    } else {
-        (bits, value.clamp(0.0, 1.0))
-    }
+    let clamped = round::saturate(fmt, bits);
+    let value = if clamped == bits { value.clamp(0.0, 1.0) } else { fmt.to_f64(clamped) };
+    (clamped, value)
 }
 
 /// The correctly rounded function on a block of words of `fmt`.

@@ -16,10 +16,7 @@
 //!   else into bins of magnitude `[2^k, 2^(k+1))` on each side of zero.
 
 use std::collections::BTreeMap;
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 /// One bucket of the error-against-input panel.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -67,7 +64,7 @@ pub fn write(path: &Path, data: &PlotData) -> Result<(), String> {
         Some("png") => png(&layout(data))?,
         _ => return Err(format!("{}: a plot's file name must end in .svg or .png", path.display())),
     };
-    write_atomically(path, &bytes)
+    crate::io::write_atomically(path, &bytes).map_err(|e| e.to_string())
 }
 
 /// The SVG document as a string (what `write` stores for .svg).
@@ -844,44 +841,6 @@ fn png(shapes: &[Shape]) -> Result<Vec<u8>, String> {
     writer.write_image_data(&raster.pixels).map_err(|e| format!("cannot encode the PNG: {e}"))?;
     writer.finish().map_err(|e| format!("cannot encode the PNG: {e}"))?;
     Ok(out)
-}
-
-/// Write `bytes` to a temporary file next to `path`, sync it and rename it over `path`; on any
-/// error the temporary file is removed and `path` left as it was.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let fail = |action: &str, e: io::Error| format!("cannot {action} {}: {e}", path.display());
-    let Some(name) = path.file_name() else {
-        return Err(format!("{}: is not a file name", path.display()));
-    };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    static SERIAL: AtomicU32 = AtomicU32::new(0);
-    let (tmp, mut file) = loop {
-        let mut tmp_name = std::ffi::OsString::from(".");
-        tmp_name.push(name);
-        tmp_name.push(format!(".ptxfp-{}-{}.tmp", std::process::id(), SERIAL.fetch_add(1, Ordering::Relaxed)));
-        let tmp = dir.join(tmp_name);
-        match OpenOptions::new().write(true).create_new(true).open(&tmp) {
-            Ok(file) => break (tmp, file),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(fail("create a temporary file for", e)),
-        }
-    };
-    let result = file
-        .write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .map_err(|e| fail("write", e))
-        .and_then(|()| fs::rename(&tmp, path).map_err(|e| fail("write", e)));
-    drop(file);
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    } else if let Ok(d) = File::open(dir) {
-        // Make the rename durable (best effort: not every platform syncs directories).
-        let _ = d.sync_all();
-    }
-    result
 }
 
 /// A 5×7 pixel font with one row below the baseline for descenders, for ASCII `' '..='~'`:

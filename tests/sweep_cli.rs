@@ -3,46 +3,14 @@
 //! with planted mismatches, and errors that leave no output behind.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use ptxfp::{Instr, Target};
 use serde_json::Value;
 
-/// A directory under the system temporary directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        static SERIAL: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "ptxfp-sweep-cli-{}-{name}-{}",
-            std::process::id(),
-            SERIAL.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> =
-            fs::read_dir(&self.0).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-        names.sort();
-        names
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
+mod tempdir;
+use tempdir::TempDir;
 
 /// Run ptxfp in `dir` (checkpoints land there).
 fn ptxfp(dir: &TempDir, args: &[&str]) -> Output {

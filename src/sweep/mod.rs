@@ -14,6 +14,7 @@ pub mod plot;
 pub mod reference;
 pub mod report;
 pub mod stats;
+mod summary;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;

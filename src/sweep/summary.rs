@@ -1,0 +1,406 @@
+//! One pass over a block of a sweep that yields what [`super::stats::Stats::record_block`]
+//! needs to summarise it: the range of operand 0, whether the block is regular, the
+//! mismatches, the distances and the largest errors.
+//!
+//! Words of up to 32 bits (f32, f16, bf16) go through sixteen lanes at a time, 64-bit words
+//! input by input. Both give exactly the values of input-by-input recording, whose
+//! definitions are [`distance`] and [`errors_of`] (tested in stats.rs).
+//!
+//! The relative error needs a division per input, the slowest lane operation. The lane pass
+//! instead multiplies by an approximate reciprocal ([`recip_approx`], relative error below
+//! 2^-27.9; the product adds one rounding) and then divides exactly only where the approximate
+//! quotient comes within 2^-26 of the block's approximate maximum: the exact maximum is among
+//! those inputs, since each approximation is within a factor 1 ± 2^-27.8 of its quotient, so
+//! the approximation of the exact argmax is at least max·(1 − 2^-26.7). Blocks holding exact
+//! values outside [2^-1000, 2^1000], where the approximate reciprocal may overflow, underflow
+//! or be NaN, divide everywhere. Either way the maximum is an exactly rounded quotient, so the
+//! result does not depend on the build.
+
+use wide::{f64x8, i32x16, u32x16};
+
+use super::domain::ordinal;
+use crate::batch::Word;
+use crate::format::Format;
+
+/// What one block holds, as far as the block statistics are concerned.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Summary {
+    /// Smallest and largest ordinal of operand 0.
+    pub kmin: i64,
+    pub kmax: i64,
+    /// Smallest and largest exponent field of operand 0.
+    pub emin: u64,
+    pub emax: u64,
+    /// Some result or expected result is a NaN, or a result differs from the expected one at a
+    /// zero or an infinity or in sign: such inputs need [`super::stats::Stats::record`].
+    pub irregular: bool,
+    /// Results whose bits differ from the expected ones.
+    pub mismatches: u64,
+    /// The largest |distance| (meaningful when the block is regular), and the first input
+    /// (index in the block) reaching it; likewise for the errors.
+    pub max_ulp: u64,
+    pub at_ulp: usize,
+    /// Counts of the distances −2, −1, +1, +2.
+    pub near: [u64; 4],
+    pub max_abs: f64,
+    pub at_abs: usize,
+    pub max_rel: f64,
+    pub at_rel: usize,
+}
+
+/// The signed distance from `expected` to `result` in representable values of `dst`
+/// (saturated to the i64 range).
+#[inline]
+pub(super) fn distance(dst: Format, result: u64, expected: u64) -> i64 {
+    ordinal(dst, result).saturating_sub(ordinal(dst, expected))
+}
+
+/// Absolute and relative error of a result of value `rv` against the exact value `v` (neither
+/// NaN); `equal` says whether the result's bits equal the reference's. An exact result, and an
+/// infinite result equal to the reference's (the correctly rounded overflow), have error 0;
+/// otherwise the relative error against 0 or an infinity is infinite.
+#[inline]
+pub(super) fn errors_of(rv: f64, v: f64, equal: bool) -> (f64, f64) {
+    if rv == v || (rv.is_infinite() && equal) {
+        return (0.0, 0.0);
+    }
+    let abs = (rv - v).abs();
+    let rel = if v == 0.0 || v.is_infinite() { f64::INFINITY } else { abs / v.abs() };
+    (abs, rel)
+}
+
+/// Summarise the block `x` (operand 0), `r` (results), `e` (expected results) and `v` (exact
+/// values) of formats `src` and `dst`; `q` is scratch space.
+pub(super) fn summarize<W: Word>(
+    src: Format,
+    dst: Format,
+    x: &[W],
+    r: &[W],
+    e: &[W],
+    v: &[f64],
+    q: &mut Vec<f64>,
+) -> Summary {
+    match dst {
+        _ if W::BITS > 32 => one_by_one(src, dst, x, r, e, v),
+        Format::F32 => lanes::<W, F32>(src, dst, x, r, e, v, q),
+        Format::BF16 => lanes::<W, BF16>(src, dst, x, r, e, v, q),
+        Format::F16 => lanes::<W, F16>(src, dst, x, r, e, v, q),
+        Format::F64 => unreachable!("f64 results are 64-bit words"),
+    }
+}
+
+/// The definition: input by input.
+fn one_by_one<W: Word>(src: Format, dst: Format, x: &[W], r: &[W], e: &[W], v: &[f64]) -> Summary {
+    let mut s = Summary {
+        kmin: i64::MAX,
+        kmax: i64::MIN,
+        emin: u64::MAX,
+        emax: 0,
+        irregular: false,
+        mismatches: 0,
+        max_ulp: 0,
+        at_ulp: 0,
+        near: [0; 4],
+        max_abs: 0.0,
+        at_abs: 0,
+        max_rel: 0.0,
+        at_rel: 0,
+    };
+    for i in 0..r.len() {
+        let b = x[i].to_u64();
+        let k = ordinal(src, b);
+        (s.kmin, s.kmax) = (s.kmin.min(k), s.kmax.max(k));
+        let exp = b & src.exp_mask();
+        (s.emin, s.emax) = (s.emin.min(exp), s.emax.max(exp));
+        let (ri, ei) = (r[i].to_u64(), e[i].to_u64());
+        let (rm, em) = (ri & !dst.sign_bit(), ei & !dst.sign_bit());
+        let nan = rm > dst.exp_mask() || em > dst.exp_mask();
+        let edge = rm == 0 || rm == dst.exp_mask() || em == 0 || em == dst.exp_mask();
+        let sign_differs = (ri ^ ei) & dst.sign_bit() != 0;
+        s.irregular |= nan || (ri != ei && (edge || sign_differs));
+        s.mismatches += (ri != ei) as u64;
+        let d = distance(dst, ri, ei);
+        if d.unsigned_abs() > s.max_ulp {
+            (s.max_ulp, s.at_ulp) = (d.unsigned_abs(), i);
+        }
+        if let Some(slot) = [-2, -1, 1, 2].iter().position(|&k| k == d) {
+            s.near[slot] += 1;
+        }
+        let (abs, rel) = errors_of(dst.to_f64(ri), v[i], ri == ei);
+        if abs > s.max_abs {
+            (s.max_abs, s.at_abs) = (abs, i);
+        }
+        if rel > s.max_rel {
+            (s.max_rel, s.at_rel) = (rel, i);
+        }
+    }
+    s
+}
+
+const LANES: usize = 16;
+type U = u32x16;
+type I = i32x16;
+
+/// Ordinals of lanes of words with sign bit `sign` (the signed magnitude, −1 − magnitude for
+/// a negative word), like [`ordinal`].
+#[inline(always)]
+fn ordinals(w: U, sign: u32) -> I {
+    let negative: I = bytemuck::cast((w & sign).simd_eq(U::splat(sign)));
+    bytemuck::cast::<U, I>(w & (sign - 1)) ^ negative
+}
+
+/// The result formats of the lane pass, as const parameters.
+const F32: u8 = 0;
+const BF16: u8 = 1;
+const F16: u8 = 2;
+
+/// Values of 8 words of format `F`, exactly.
+#[inline(always)]
+fn values<const F: u8>(w: [u32; 8]) -> f64x8 {
+    match F {
+        F32 => f64x8::new(w.map(|b| f32::from_bits(b) as f64)),
+        BF16 => f64x8::new(w.map(|b| f32::from_bits(b << 16) as f64)),
+        // sig·2^(max(e, 1) − 25), exact in f64; the all-ones exponent gives an infinity (NaN
+        // lanes make the block irregular, so their value does not matter).
+        _ => f64x8::new(w.map(|b| {
+            let (exp, frac) = ((b >> 10) & 0x1F, b & 0x3FF);
+            let sig = if exp == 0 { frac } else { frac | 0x400 };
+            let magnitude = if exp == 0x1F {
+                f64::INFINITY
+            } else {
+                sig as f64 * f64::from_bits((exp.max(1) as u64 + 1023 - 25) << 52)
+            };
+            if b & 0x8000 != 0 {
+                -magnitude
+            } else {
+                magnitude
+            }
+        })),
+    }
+}
+
+/// Approximate reciprocals, relative error below 2^-27.9, of positive lanes in
+/// [2^-1000, 2^1000]: with AVX-512 one Newton step `y·(2 − v·y)` from `vrcp14pd` (error below
+/// 2^-14, squared by the step, plus two roundings), else an exact division.
+#[inline(always)]
+fn recip_approx(v: f64x8) -> f64x8 {
+    #[cfg(target_feature = "avx512f")]
+    {
+        use std::arch::x86_64::{__m512d, _mm512_rcp14_pd};
+        // SAFETY: the build enables AVX-512F (the cfg above); the intrinsic only computes.
+        let y = unsafe { f64x8::from(_mm512_rcp14_pd(__m512d::from(v))) };
+        y * v.mul_neg_add(y, f64x8::splat(2.0))
+    }
+    #[cfg(not(target_feature = "avx512f"))]
+    {
+        f64x8::ONE / v
+    }
+}
+
+/// The running state of the lane pass: per-lane extremes and counts, each maximum with the
+/// index of the first input reaching it in its lane.
+struct Lanes {
+    src_sign: u32,
+    src_exp: u32,
+    sign: u32,
+    inf: u32,
+    kmin: I,
+    kmax: I,
+    emin: U,
+    emax: U,
+    irregular: U,
+    /// Masks are −1 per lane: subtracting them counts.
+    mismatches: I,
+    near: [I; 4],
+    max_ulp: U,
+    at_ulp: U,
+    max_abs: [f64x8; 2],
+    at_abs: [f64x8; 2],
+    max_q: f64x8,
+    outside: f64x8,
+}
+
+impl Lanes {
+    /// Inputs `at..at + 16`: operand 0, results, expected results and values; the approximate
+    /// relative errors go to `qs`.
+    #[inline(always)]
+    fn step<const F: u8>(
+        &mut self,
+        at: u32,
+        xs: [u32; LANES],
+        rs: [u32; LANES],
+        es: [u32; LANES],
+        vs: &[f64; LANES],
+        qs: &mut [f64],
+    ) {
+        let (xv, rv, ev) = (U::new(xs), U::new(rs), U::new(es));
+        let k = ordinals(xv, self.src_sign);
+        (self.kmin, self.kmax) = (self.kmin.min(k), self.kmax.max(k));
+        let exp = xv & self.src_exp;
+        (self.emin, self.emax) = (self.emin.min(exp), self.emax.max(exp));
+        let (sign, inf) = (self.sign, U::splat(self.inf));
+        let (rm, em) = (rv & (sign - 1), ev & (sign - 1));
+        let nan = rm.simd_gt(inf) | em.simd_gt(inf);
+        let edge = rm.simd_eq(U::ZERO) | rm.simd_eq(inf) | em.simd_eq(U::ZERO) | em.simd_eq(inf);
+        let differ = !rv.simd_eq(ev);
+        let sign_differs = ((rv ^ ev) & sign).simd_eq(U::splat(sign));
+        self.irregular |= nan | (differ & (edge | sign_differs));
+        self.mismatches -= bytemuck::cast::<U, I>(differ);
+        let d = ordinals(rv, sign) - ordinals(ev, sign);
+        for (count, k) in self.near.iter_mut().zip([-2, -1, 1, 2]) {
+            *count -= d.simd_eq(I::splat(k));
+        }
+        let ulp: U = bytemuck::cast(d.abs());
+        let index = U::splat(at) + U::new(std::array::from_fn(|j| j as u32));
+        let larger = ulp.simd_gt(self.max_ulp);
+        self.at_ulp = larger.bitselect(index, self.at_ulp);
+        self.max_ulp = self.max_ulp.max(ulp);
+        self.errors::<F, 0>(at, &rs, vs, qs);
+        self.errors::<F, 1>(at, &rs, vs, qs);
+    }
+
+    /// [`errors_of`] for lanes `8·H..8·H + 8` of a step, and the approximate quotients.
+    #[inline(always)]
+    fn errors<const F: u8, const H: usize>(&mut self, at: u32, rs: &[u32; LANES], vs: &[f64; LANES], qs: &mut [f64]) {
+        let vf = f64x8::new(std::array::from_fn(|j| vs[8 * H + j]));
+        let (a, va, special) = lane_errors::<F>(std::array::from_fn(|j| rs[8 * H + j]), vf);
+        let (zero, infinity) = (f64x8::ZERO, f64x8::splat(f64::INFINITY));
+        let qa = a.simd_eq(zero).select(zero, special.select(infinity, a * recip_approx(va)));
+        let (tiny, huge) = (f64x8::splat(TINY), f64x8::splat(HUGE));
+        self.outside |= (va.simd_lt(tiny) & !vf.simd_eq(zero)) | (va.simd_gt(huge) & !special);
+        let index = f64x8::splat((at + 8 * H as u32) as f64) + f64x8::new(std::array::from_fn(|j| j as f64));
+        let larger = a.simd_gt(self.max_abs[H]);
+        self.at_abs[H] = larger.select(index, self.at_abs[H]);
+        self.max_abs[H] = self.max_abs[H].fast_max(a);
+        self.max_q = self.max_q.fast_max(qa);
+        qs[8 * H..][..8].copy_from_slice(qa.as_array());
+    }
+}
+
+/// [`errors_of`] in lanes, for blocks without NaNs where an infinite result equals the
+/// reference's (regular blocks): the absolute errors of results `rs` (format `F`) against
+/// values `v`, |v|, and the lanes where v is 0 or infinite (infinite relative error unless
+/// the absolute error is 0).
+#[inline(always)]
+fn lane_errors<const F: u8>(rs: [u32; 8], v: f64x8) -> (f64x8, f64x8, f64x8) {
+    let (zero, infinity) = (f64x8::ZERO, f64x8::splat(f64::INFINITY));
+    let rf = values::<F>(rs);
+    let a = rf.abs().simd_eq(infinity).select(zero, (rf - v).abs());
+    let va = v.abs();
+    (a, va, v.simd_eq(zero) | va.simd_eq(infinity))
+}
+
+/// Exact values beyond which the approximate reciprocal is not relied on.
+const TINY: f64 = 1.0 / (1u128 << 100) as f64 / (1u128 << 100) as f64 / (1u128 << 100) as f64;
+const HUGE: f64 = 1.0 / TINY;
+
+/// The lane pass over words of up to 32 bits.
+fn lanes<W: Word, const F: u8>(
+    src: Format,
+    dst: Format,
+    x: &[W],
+    r: &[W],
+    e: &[W],
+    v: &[f64],
+    q: &mut Vec<f64>,
+) -> Summary {
+    let n = r.len();
+    let padded = n.div_ceil(LANES) * LANES;
+    if q.len() < padded {
+        q.resize(padded, 0.0);
+    }
+    let zero = f64x8::ZERO;
+    let mut acc = Lanes {
+        src_sign: src.sign_bit() as u32,
+        src_exp: src.exp_mask() as u32,
+        sign: dst.sign_bit() as u32,
+        inf: dst.exp_mask() as u32,
+        kmin: I::splat(i32::MAX),
+        kmax: I::splat(i32::MIN),
+        emin: U::splat(u32::MAX),
+        emax: U::ZERO,
+        irregular: U::ZERO,
+        mismatches: I::ZERO,
+        near: [I::ZERO; 4],
+        max_ulp: U::ZERO,
+        at_ulp: U::ZERO,
+        max_abs: [zero; 2],
+        at_abs: [zero; 2],
+        max_q: zero,
+        outside: zero,
+    };
+    let word = |w: &W| w.to_u64() as u32;
+    let full = n - n % LANES;
+    for c in (0..full).step_by(LANES) {
+        let chunk = |s: &[W]| -> [u32; LANES] {
+            let s: &[W; LANES] = s[c..c + LANES].try_into().unwrap();
+            s.map(|w| word(&w))
+        };
+        acc.step::<F>(
+            c as u32,
+            chunk(x),
+            chunk(r),
+            chunk(e),
+            v[c..c + LANES].try_into().unwrap(),
+            &mut q[c..c + LANES],
+        );
+    }
+    // The last chunk is padded with copies of the block's first input and a result that is
+    // exactly its expected value: nothing changes but the count of distance 0, which is
+    // implied.
+    let (x0, pad) = (word(&x[0]), word(&e[0]));
+    let pad_value = values::<F>([pad; 8]).as_array()[0];
+    if full < n {
+        let tail = |s: &[W], fill: u32| -> [u32; LANES] { std::array::from_fn(|j| s.get(full + j).map_or(fill, word)) };
+        let vs = std::array::from_fn(|j| v.get(full + j).copied().unwrap_or(pad_value));
+        acc.step::<F>(full as u32, tail(x, x0), tail(r, pad), tail(e, pad), &vs, &mut q[full..full + LANES]);
+    }
+    let fold = |m: &[f64]| m.iter().fold(0.0f64, |a, &b| a.max(b));
+    let max_approx = fold(acc.max_q.as_array());
+    // The inputs whose exact quotient may be the largest (module documentation), in order,
+    // eight at a time.
+    let outside = acc.outside.any();
+    // (Outside the range where the approximations hold, every input, as they may be NaN.)
+    let threshold = f64x8::splat(max_approx * (1.0 - 1.0 / (1 << 26) as f64));
+    let (mut max_rel, mut at_rel) = (0.0f64, 0);
+    if max_approx > 0.0 || outside {
+        let (zero, infinity) = (f64x8::ZERO, f64x8::splat(f64::INFINITY));
+        for c in (0..padded).step_by(8) {
+            let approx = f64x8::new(q[c..c + 8].try_into().unwrap());
+            let candidate = if outside { f64x8::splat(f64::from_bits(u64::MAX)) } else { approx.simd_ge(threshold) };
+            if !candidate.any() {
+                continue;
+            }
+            let rs = std::array::from_fn(|j| r.get(c + j).map_or(pad, word));
+            let vf = f64x8::new(std::array::from_fn(|j| v.get(c + j).copied().unwrap_or(pad_value)));
+            let (a, va, special) = lane_errors::<F>(rs, vf);
+            let rel = candidate.select(a.simd_eq(zero).select(zero, special.select(infinity, a / va)), zero);
+            let m = fold(rel.as_array());
+            if m > max_rel {
+                (max_rel, at_rel) = (m, c + rel.as_array().iter().position(|&x| x == m).unwrap());
+            }
+        }
+    }
+    let count = |m: I| m.as_array().iter().map(|&c| c as u64).sum::<u64>();
+    let max_ulp = acc.max_ulp.reduce_max();
+    let at_ulp = (0..LANES).filter(|&j| acc.max_ulp.as_array()[j] == max_ulp).map(|j| acc.at_ulp.as_array()[j]).min();
+    let abs: Vec<(f64, f64)> =
+        (0..16).map(|j| (acc.max_abs[j / 8].as_array()[j % 8], acc.at_abs[j / 8].as_array()[j % 8])).collect();
+    let max_abs = abs.iter().fold(0.0f64, |m, &(a, _)| m.max(a));
+    let at_abs = abs.iter().filter(|&&(a, _)| a == max_abs).map(|&(_, i)| i as usize).min();
+    Summary {
+        kmin: acc.kmin.reduce_min() as i64,
+        kmax: acc.kmax.reduce_max() as i64,
+        emin: acc.emin.reduce_min() as u64,
+        emax: acc.emax.reduce_max() as u64,
+        irregular: acc.irregular.any(),
+        mismatches: count(acc.mismatches),
+        max_ulp: max_ulp as u64,
+        at_ulp: at_ulp.unwrap_or(0) as usize,
+        near: acc.near.map(count),
+        max_abs,
+        at_abs: at_abs.unwrap_or(0),
+        max_rel,
+        at_rel,
+    }
+}

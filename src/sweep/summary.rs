@@ -197,64 +197,51 @@ fn recip_approx(v: f64x8) -> f64x8 {
     }
 }
 
-/// The running state of the lane pass: per-lane extremes and counts, each maximum with the
-/// index of the first input reaching it in its lane.
+/// The running state of the lane pass over results: per-lane extremes and counts, each
+/// maximum with the index of the first input reaching it in its lane.
 struct Lanes {
-    src_sign: u32,
-    src_exp: u32,
     sign: u32,
     inf: u32,
-    kmin: I,
-    kmax: I,
-    emin: U,
-    emax: U,
     irregular: U,
     /// Masks are −1 per lane: subtracting them counts.
     mismatches: I,
-    near: [I; 4],
+    /// Per lane, the counts of distances −1 and +1 (low and high 16 bits), and of −2 and +2
+    /// (at most 4096/16 each).
+    near: [U; 2],
     max_ulp: U,
     at_ulp: U,
-    max_abs: [f64x8; 2],
-    at_abs: [f64x8; 2],
+    max_abs: f64x8,
+    at_abs: f64x8,
     max_q: f64x8,
     outside: f64x8,
 }
 
 impl Lanes {
-    /// Inputs `at..at + 16`: operand 0, results, expected results and values; the approximate
-    /// relative errors go to `qs`.
+    /// Inputs `at..at + 16`: results, expected results and values; the approximate relative
+    /// errors go to `qs`.
     #[inline(always)]
-    fn step<const F: u8>(
-        &mut self,
-        at: u32,
-        xs: [u32; LANES],
-        rs: [u32; LANES],
-        es: [u32; LANES],
-        vs: &[f64; LANES],
-        qs: &mut [f64],
-    ) {
-        let (xv, rv, ev) = (U::new(xs), U::new(rs), U::new(es));
-        let k = ordinals(xv, self.src_sign);
-        (self.kmin, self.kmax) = (self.kmin.min(k), self.kmax.max(k));
-        let exp = xv & self.src_exp;
-        (self.emin, self.emax) = (self.emin.min(exp), self.emax.max(exp));
+    fn step<const F: u8>(&mut self, at: u32, rs: [u32; LANES], es: [u32; LANES], vs: &[f64; LANES], qs: &mut [f64]) {
+        let (rv, ev) = (U::new(rs), U::new(es));
         let (sign, inf) = (self.sign, U::splat(self.inf));
         let (rm, em) = (rv & (sign - 1), ev & (sign - 1));
-        let nan = rm.simd_gt(inf) | em.simd_gt(inf);
-        let edge = rm.simd_eq(U::ZERO) | rm.simd_eq(inf) | em.simd_eq(U::ZERO) | em.simd_eq(inf);
+        let nan = rm.max(em).simd_gt(inf);
+        let edge = rm.min(em).simd_eq(U::ZERO) | rm.simd_eq(inf) | em.simd_eq(inf);
         let differ = !rv.simd_eq(ev);
         let sign_differs = ((rv ^ ev) & sign).simd_eq(U::splat(sign));
         self.irregular |= nan | (differ & (edge | sign_differs));
         self.mismatches -= bytemuck::cast::<U, I>(differ);
         let d = ordinals(rv, sign) - ordinals(ev, sign);
-        for (count, k) in self.near.iter_mut().zip([-2, -1, 1, 2]) {
-            *count -= d.simd_eq(I::splat(k));
+        for (count, k) in self.near.iter_mut().zip([1, 2]) {
+            let low = d.simd_eq(I::splat(-k)).bitselect(I::splat(1), I::ZERO);
+            *count += bytemuck::cast::<I, U>(d.simd_eq(I::splat(k)).bitselect(I::splat(1 << 16), low));
         }
         let ulp: U = bytemuck::cast(d.abs());
         let index = U::splat(at) + U::new(std::array::from_fn(|j| j as u32));
         let larger = ulp.simd_gt(self.max_ulp);
         self.at_ulp = larger.bitselect(index, self.at_ulp);
         self.max_ulp = self.max_ulp.max(ulp);
+        // Lane j of the halves holds inputs at + j and then at + 8 + j: the strict comparison
+        // keeps the first.
         self.errors::<F, 0>(at, &rs, vs, qs);
         self.errors::<F, 1>(at, &rs, vs, qs);
     }
@@ -269,12 +256,36 @@ impl Lanes {
         let (tiny, huge) = (f64x8::splat(TINY), f64x8::splat(HUGE));
         self.outside |= (va.simd_lt(tiny) & !vf.simd_eq(zero)) | (va.simd_gt(huge) & !special);
         let index = f64x8::splat((at + 8 * H as u32) as f64) + f64x8::new(std::array::from_fn(|j| j as f64));
-        let larger = a.simd_gt(self.max_abs[H]);
-        self.at_abs[H] = larger.select(index, self.at_abs[H]);
-        self.max_abs[H] = self.max_abs[H].fast_max(a);
+        let larger = a.simd_gt(self.max_abs);
+        self.at_abs = larger.select(index, self.at_abs);
+        self.max_abs = self.max_abs.fast_max(a);
         self.max_q = self.max_q.fast_max(qa);
         qs[8 * H..][..8].copy_from_slice(qa.as_array());
     }
+}
+
+/// The smallest and largest ordinal and exponent field of operand words `x` of `src`.
+fn operand_range<W: Word>(src: Format, x: &[W]) -> (i64, i64, u64, u64) {
+    let (sign, exp_mask) = (src.sign_bit() as u32, src.exp_mask() as u32);
+    let (mut kmin, mut kmax) = (I::splat(i32::MAX), I::splat(i32::MIN));
+    let (mut emin, mut emax) = (U::splat(u32::MAX), U::ZERO);
+    let chunks = x.chunks_exact(LANES);
+    let tail = chunks.remainder();
+    let mut step = |w: U| {
+        let k = ordinals(w, sign);
+        (kmin, kmax) = (kmin.min(k), kmax.max(k));
+        let exp = w & exp_mask;
+        (emin, emax) = (emin.min(exp), emax.max(exp));
+    };
+    for chunk in chunks {
+        step(U::new(std::array::from_fn(|j| chunk[j].to_u64() as u32)));
+    }
+    if !tail.is_empty() {
+        // Padded with copies of the first input.
+        let first = x[0].to_u64() as u32;
+        step(U::new(std::array::from_fn(|j| tail.get(j).map_or(first, |w| w.to_u64() as u32))));
+    }
+    (kmin.reduce_min() as i64, kmax.reduce_max() as i64, emin.reduce_min() as u64, emax.reduce_max() as u64)
 }
 
 /// [`errors_of`] in lanes, for blocks without NaNs where an infinite result equals the
@@ -311,21 +322,15 @@ fn lanes<W: Word, const F: u8>(
     }
     let zero = f64x8::ZERO;
     let mut acc = Lanes {
-        src_sign: src.sign_bit() as u32,
-        src_exp: src.exp_mask() as u32,
         sign: dst.sign_bit() as u32,
         inf: dst.exp_mask() as u32,
-        kmin: I::splat(i32::MAX),
-        kmax: I::splat(i32::MIN),
-        emin: U::splat(u32::MAX),
-        emax: U::ZERO,
         irregular: U::ZERO,
         mismatches: I::ZERO,
-        near: [I::ZERO; 4],
+        near: [U::ZERO; 2],
         max_ulp: U::ZERO,
         at_ulp: U::ZERO,
-        max_abs: [zero; 2],
-        at_abs: [zero; 2],
+        max_abs: zero,
+        at_abs: zero,
         max_q: zero,
         outside: zero,
     };
@@ -336,30 +341,24 @@ fn lanes<W: Word, const F: u8>(
             let s: &[W; LANES] = s[c..c + LANES].try_into().unwrap();
             s.map(|w| word(&w))
         };
-        acc.step::<F>(
-            c as u32,
-            chunk(x),
-            chunk(r),
-            chunk(e),
-            v[c..c + LANES].try_into().unwrap(),
-            &mut q[c..c + LANES],
-        );
+        acc.step::<F>(c as u32, chunk(r), chunk(e), v[c..c + LANES].try_into().unwrap(), &mut q[c..c + LANES]);
     }
-    // The last chunk is padded with copies of the block's first input and a result that is
-    // exactly its expected value: nothing changes but the count of distance 0, which is
-    // implied.
-    let (x0, pad) = (word(&x[0]), word(&e[0]));
+    // The last chunk is padded with results that are exactly their expected values: nothing
+    // changes but the count of distance 0, which is implied.
+    let pad = word(&e[0]);
     let pad_value = values::<F>([pad; 8]).as_array()[0];
     if full < n {
-        let tail = |s: &[W], fill: u32| -> [u32; LANES] { std::array::from_fn(|j| s.get(full + j).map_or(fill, word)) };
+        let tail = |s: &[W]| -> [u32; LANES] { std::array::from_fn(|j| s.get(full + j).map_or(pad, word)) };
         let vs = std::array::from_fn(|j| v.get(full + j).copied().unwrap_or(pad_value));
-        acc.step::<F>(full as u32, tail(x, x0), tail(r, pad), tail(e, pad), &vs, &mut q[full..full + LANES]);
+        acc.step::<F>(full as u32, tail(r), tail(e), &vs, &mut q[full..full + LANES]);
     }
     let fold = |m: &[f64]| m.iter().fold(0.0f64, |a, &b| a.max(b));
-    let max_approx = fold(acc.max_q.as_array());
+    // By value: the accumulators then stay in registers through the loops above.
+    let Lanes { irregular, mismatches, near: [ones, twos], max_ulp, at_ulp, max_abs, at_abs, max_q, outside, .. } = acc;
+    let max_approx = fold(&max_q.to_array());
     // The inputs whose exact quotient may be the largest (module documentation), in order,
     // eight at a time.
-    let outside = acc.outside.any();
+    let outside = outside.any();
     // (Outside the range where the approximations hold, every input, as they may be NaN.)
     let threshold = f64x8::splat(max_approx * (1.0 - 1.0 / (1 << 26) as f64));
     let (mut max_rel, mut at_rel) = (0.0f64, 0);
@@ -381,23 +380,25 @@ fn lanes<W: Word, const F: u8>(
             }
         }
     }
-    let count = |m: I| m.as_array().iter().map(|&c| c as u64).sum::<u64>();
-    let max_ulp = acc.max_ulp.reduce_max();
-    let at_ulp = (0..LANES).filter(|&j| acc.max_ulp.as_array()[j] == max_ulp).map(|j| acc.at_ulp.as_array()[j]).min();
-    let abs: Vec<(f64, f64)> =
-        (0..16).map(|j| (acc.max_abs[j / 8].as_array()[j % 8], acc.at_abs[j / 8].as_array()[j % 8])).collect();
-    let max_abs = abs.iter().fold(0.0f64, |m, &(a, _)| m.max(a));
-    let at_abs = abs.iter().filter(|&&(a, _)| a == max_abs).map(|&(_, i)| i as usize).min();
+    let count = |m: I| m.to_array().iter().map(|&c| c as u64).sum::<u64>();
+    let halves = |m: U, shift: u32| m.to_array().iter().map(|&c| (c >> shift & 0xFFFF) as u64).sum::<u64>();
+    let (ulps, at_ulps) = (max_ulp.to_array(), at_ulp.to_array());
+    let max_ulp = max_ulp.reduce_max();
+    let at_ulp = (0..LANES).filter(|&j| ulps[j] == max_ulp).map(|j| at_ulps[j]).min();
+    let (abss, at_abss) = (max_abs.to_array(), at_abs.to_array());
+    let max_abs = fold(&abss);
+    let at_abs = (0..8).filter(|&j| abss[j] == max_abs).map(|j| at_abss[j] as usize).min();
+    let (kmin, kmax, emin, emax) = operand_range(src, x);
     Summary {
-        kmin: acc.kmin.reduce_min() as i64,
-        kmax: acc.kmax.reduce_max() as i64,
-        emin: acc.emin.reduce_min() as u64,
-        emax: acc.emax.reduce_max() as u64,
-        irregular: acc.irregular.any(),
-        mismatches: count(acc.mismatches),
+        kmin,
+        kmax,
+        emin,
+        emax,
+        irregular: irregular.any(),
+        mismatches: count(mismatches),
         max_ulp: max_ulp as u64,
         at_ulp: at_ulp.unwrap_or(0) as usize,
-        near: acc.near.map(count),
+        near: [halves(twos, 0), halves(ones, 0), halves(ones, 16), halves(twos, 16)],
         max_abs,
         at_abs: at_abs.unwrap_or(0),
         max_rel,

@@ -1,13 +1,14 @@
 //! The MUFU-backed f32 kernels (src/kernels/mufu_f32.rs) against the scalar definitions:
 //! `eval_batch` and `eval_unchecked` on the same inputs, bit for bit, for every spelling the
-//! kernels cover: `rcp`, `rsqrt`, `lg2`, `ex2`, `sin`, `cos` `.approx{.ftz}.f32` and
-//! `MUFU.RCP/RSQ/LG2/EX2/SIN/COS{.SAT}`.
+//! kernels cover: `rcp`, `rsqrt`, `sqrt`, `lg2`, `ex2`, `sin`, `cos` `.approx{.ftz}.f32`,
+//! `tanh.approx.f32`, `MUFU.RCP/RSQ/SQRT/LG2/EX2/SIN/COS{.SAT}` and `MUFU.TANH`.
 //!
 //! Default tier: each spelling on sm_90 on the same 12.6 million inputs: a strided walk over
 //! all 2^32 patterns, every 7th subnormal of either sign, and edge cases (every exponent with
 //! fractions at the table-row and datapath boundaries, both signs, and the neighbours of the
-//! scaling thresholds). The spellings whose lowering does not depend on the target also run on
-//! sm_52 (an eighth of the inputs); the others must have no kernel there (RRO lowering).
+//! scaling and range thresholds). The spellings that sm_52 has and whose lowering does not
+//! depend on the target also run there (an eighth of the inputs); the others must have no
+//! kernel there (RRO lowering), nor `sqrt.approx` on sm_50 (RCP(RSQ(x))).
 //!
 //! Exhaustive tier (compiled with `--features exhaustive-kernels`, run with
 //! `--include-ignored`): all 2^32 inputs of each spelling on sm_90, one test per spelling. The
@@ -22,12 +23,14 @@ use std::time::Instant;
 use ptxfp::{Instr, Target};
 use rayon::prelude::*;
 
-/// Every spelling with a kernel on sm_70 and later.
-const SPELLINGS: [&str; 24] = [
+/// Every spelling with a kernel on sm_75 and later.
+const SPELLINGS: [&str; 30] = [
     "rcp.approx.ftz.f32",
     "rcp.approx.f32",
     "rsqrt.approx.ftz.f32",
     "rsqrt.approx.f32",
+    "sqrt.approx.ftz.f32",
+    "sqrt.approx.f32",
     "lg2.approx.ftz.f32",
     "lg2.approx.f32",
     "ex2.approx.ftz.f32",
@@ -36,10 +39,13 @@ const SPELLINGS: [&str; 24] = [
     "sin.approx.f32",
     "cos.approx.ftz.f32",
     "cos.approx.f32",
+    "tanh.approx.f32",
     "MUFU.RCP",
     "MUFU.RCP.SAT",
     "MUFU.RSQ",
     "MUFU.RSQ.SAT",
+    "MUFU.SQRT",
+    "MUFU.SQRT.SAT",
     "MUFU.LG2",
     "MUFU.LG2.SAT",
     "MUFU.EX2",
@@ -48,6 +54,7 @@ const SPELLINGS: [&str; 24] = [
     "MUFU.SIN.SAT",
     "MUFU.COS",
     "MUFU.COS.SAT",
+    "MUFU.TANH",
 ];
 
 /// The spellings whose sm_5x/6x lowering goes through RRO (SEMANTICS §1.2): no kernel there.
@@ -64,11 +71,12 @@ fn inputs() -> Vec<u32> {
     let mut v: Vec<u32> = (0..(1u64 << 32).div_ceil(421)).map(|i| (i * 421) as u32).collect();
     // Every 7th subnormal of either sign: 2.4 million words.
     v.extend((1..1u32 << 23).step_by(7).flat_map(|f| [f, f | 0x8000_0000]));
-    // Every exponent with fractions at the row boundaries of the 64- and 128-row tables and
-    // at the ends of the fraction range.
+    // Every exponent with fractions at the row boundaries of the 64- and 128-row tables (and
+    // TANH's, every 2^20) and at the ends of the fraction range.
     let fracs = [
-        0, 1, 2, 3, 0x7FFF, 0x8000, 0xFFFF, 0x1_0000, 0x1_0001, 0x1_FFFF, 0x2_0000, 0x2_0001, 0x3F_FFFF, 0x40_0000,
-        0x40_0001, 0x55_5555, 0x2A_AAAA, 0x7F_FFFD, 0x7F_FFFE, 0x7F_FFFF,
+        0, 1, 2, 3, 0x7FFF, 0x8000, 0xFFFF, 0x1_0000, 0x1_0001, 0x1_FFFF, 0x2_0000, 0x2_0001, 0xF_FFFF, 0x10_0000,
+        0x10_0007, 0x10_0008, 0x3F_FFFF, 0x40_0000, 0x40_0001, 0x55_5555, 0x2A_AAAA, 0x6F_FFFF, 0x70_0000, 0x7F_FFFD,
+        0x7F_FFFE, 0x7F_FFFF,
     ];
     for sign in [0, 0x8000_0000] {
         for e in 0..256u32 {
@@ -77,9 +85,11 @@ fn inputs() -> Vec<u32> {
             }
         }
     }
-    // Boundaries of the scaling branches (FLT_MIN, 2^126, −126) and of EX2's Inf code (128),
-    // with their neighbours.
-    for x in [0x0080_0000u32, 0x7E80_0000, 0xC2FC_0000, 0x4300_0000, 0xC300_0000, 0x3F80_0000] {
+    // Boundaries of the scaling branches (FLT_MIN, 2^126, −126), of EX2's Inf code (128) and
+    // of TANH's table range (2^-5, 1, 8), with their neighbours.
+    let edges =
+        [0x0080_0000u32, 0x7E80_0000, 0xC2FC_0000, 0x4300_0000, 0xC300_0000, 0x3F80_0000, 0x3D00_0000, 0x4100_0000];
+    for x in edges {
         for d in 0..8 {
             v.extend([x.wrapping_add(d), x.wrapping_sub(d), x ^ 0x8000_0000]);
         }
@@ -137,11 +147,24 @@ fn target_independent_kernels_match_scalar_on_sm_52() {
     let sm52 = Target::new(52).unwrap();
     for spelling in SPELLINGS {
         let instr: Instr = spelling.parse().unwrap();
+        if sm52.check(&instr).is_err() {
+            continue;
+        }
         if uses_rro(spelling) {
             assert!(!instr.is_vectorized(sm52), "{spelling} must run its RRO lowering on sm_52");
         } else {
             check(spelling, sm52, &xs);
         }
+    }
+}
+
+/// sm_50 has no MUFU.SQRT and lowers `sqrt.approx` to RCP(RSQ(x)) (SEMANTICS §1.1).
+#[test]
+fn sqrt_approx_has_no_kernel_on_sm_50() {
+    let sm50 = Target::new(50).unwrap();
+    for spelling in ["sqrt.approx.ftz.f32", "sqrt.approx.f32"] {
+        let instr: Instr = spelling.parse().unwrap();
+        assert!(!instr.is_vectorized(sm50), "{spelling} must run its RCP(RSQ(x)) lowering on sm_50");
     }
 }
 
@@ -181,6 +204,8 @@ exhaustive_tests! {
     exhaustive_rcp_approx_f32: "rcp.approx.f32",
     exhaustive_rsqrt_approx_ftz_f32: "rsqrt.approx.ftz.f32",
     exhaustive_rsqrt_approx_f32: "rsqrt.approx.f32",
+    exhaustive_sqrt_approx_ftz_f32: "sqrt.approx.ftz.f32",
+    exhaustive_sqrt_approx_f32: "sqrt.approx.f32",
     exhaustive_lg2_approx_ftz_f32: "lg2.approx.ftz.f32",
     exhaustive_lg2_approx_f32: "lg2.approx.f32",
     exhaustive_ex2_approx_ftz_f32: "ex2.approx.ftz.f32",
@@ -189,10 +214,13 @@ exhaustive_tests! {
     exhaustive_sin_approx_f32: "sin.approx.f32",
     exhaustive_cos_approx_ftz_f32: "cos.approx.ftz.f32",
     exhaustive_cos_approx_f32: "cos.approx.f32",
+    exhaustive_tanh_approx_f32: "tanh.approx.f32",
     exhaustive_mufu_rcp: "MUFU.RCP",
     exhaustive_mufu_rcp_sat: "MUFU.RCP.SAT",
     exhaustive_mufu_rsq: "MUFU.RSQ",
     exhaustive_mufu_rsq_sat: "MUFU.RSQ.SAT",
+    exhaustive_mufu_sqrt: "MUFU.SQRT",
+    exhaustive_mufu_sqrt_sat: "MUFU.SQRT.SAT",
     exhaustive_mufu_lg2: "MUFU.LG2",
     exhaustive_mufu_lg2_sat: "MUFU.LG2.SAT",
     exhaustive_mufu_ex2: "MUFU.EX2",
@@ -201,4 +229,5 @@ exhaustive_tests! {
     exhaustive_mufu_sin_sat: "MUFU.SIN.SAT",
     exhaustive_mufu_cos: "MUFU.COS",
     exhaustive_mufu_cos_sat: "MUFU.COS.SAT",
+    exhaustive_mufu_tanh: "MUFU.TANH",
 }

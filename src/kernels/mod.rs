@@ -56,8 +56,8 @@ pub(crate) fn select(instr: &Instr, target: Target) -> Option<Kernel> {
         return Some(kernel);
     }
     // --- end of exact arithmetic ---
-    // --- MUFU-backed f32 approximations: rcp, rsqrt, lg2, ex2, sin, cos .approx and the SASS
-    // MUFU operations (mufu_f32.rs) ---
+    // --- MUFU-backed f32 approximations: rcp, rsqrt, sqrt, lg2, ex2, sin, cos, tanh .approx
+    // and the SASS MUFU operations (mufu_f32.rs) ---
     if let Some(kernel) = mufu_f32::select(instr, target) {
         return Some(kernel);
     }

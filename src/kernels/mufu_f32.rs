@@ -1,7 +1,9 @@
-//! Kernels for the f32 instructions the MUFU model evaluates: `rcp`, `rsqrt`, `lg2`, `ex2`,
-//! `sin`, `cos` `.approx{.ftz}.f32` and the SASS `MUFU.RCP/RSQ/LG2/EX2/SIN/COS{.SAT}`, sixteen
-//! lanes at a time, bit-identical to [`crate::mufu`] and [`crate::ptx::lower`]
-//! (tests/batch_equivalence_mufu.rs).
+//! Kernels for the f32 instructions the MUFU model evaluates: `rcp`, `rsqrt`, `sqrt`, `lg2`,
+//! `ex2`, `sin`, `cos` `.approx{.ftz}.f32`, `tanh.approx.f32` and the SASS
+//! `MUFU.RCP/RSQ/SQRT/LG2/EX2/SIN/COS{.SAT}` and `MUFU.TANH`, sixteen lanes at a time,
+//! bit-identical to [`crate::mufu`] and [`crate::ptx::lower`] (tests/batch_equivalence_mufu.rs).
+//! SQRT and TANH follow the models of [`crate::mufu::sqrt`] and [`crate::mufu::tanh`]
+//! (SEMANTICS §2.3 [UNK]).
 //!
 //! Each lane function follows its scalar datapath (SEMANTICS §2.2, the sm_70+ conversions of
 //! §2.3) with the arithmetic of [`super::mufu_lanes`]; special inputs are computed like any
@@ -12,7 +14,8 @@
 //! scalings into or out of the subnormal range are done in integers or f64.
 //!
 //! sm_5x/sm_6x, whose MUFU.SIN/COS/EX2 read RRO's fixed-point word (SEMANTICS §1.2), have no
-//! kernel for those operations and run the scalar definition.
+//! kernel for those operations and run the scalar definition; neither has sm_50's
+//! `sqrt.approx`, which is RCP(RSQ(x)) there (SEMANTICS §1.1).
 
 use bytemuck::cast;
 use wide::{f32x16, f64x8, u64x8, ShuffleExt};
@@ -40,12 +43,17 @@ pub(super) fn select(instr: &Instr, target: Target) -> Option<Kernel> {
     }
     // sm_5x/6x: MUFU.EX2/SIN/COS take RRO's word, and the PTX forms lower through RRO.
     let float_input = !target.has_rro();
+    // sm_50: sqrt.approx is RCP(RSQ(x)).
+    let mufu_sqrt = target.has_mufu_sqrt();
     let ftz = instr.modifiers().ftz;
     Some(match (instr.opcode(), instr.mode()) {
         (Opcode::Rcp, Mode::Approx) if ftz => k!(rcp),
         (Opcode::Rcp, Mode::Approx) => k!(rcp_approx),
         (Opcode::Rsqrt, Mode::Approx) if ftz => k!(rsq),
         (Opcode::Rsqrt, Mode::Approx) => k!(rsqrt_approx),
+        (Opcode::Sqrt, Mode::Approx) if mufu_sqrt && ftz => k!(sqrt),
+        (Opcode::Sqrt, Mode::Approx) if mufu_sqrt => k!(sqrt_approx),
+        (Opcode::Tanh, Mode::Approx) => k!(tanh),
         (Opcode::Lg2, Mode::Approx) if ftz => k!(lg2),
         (Opcode::Lg2, Mode::Approx) => k!(lg2_approx),
         (Opcode::Ex2, Mode::Approx) if float_input && ftz => k!(ex2),
@@ -59,6 +67,10 @@ pub(super) fn select(instr: &Instr, target: Target) -> Option<Kernel> {
                 MufuFn::Rcp => k!(rcp),
                 MufuFn::Rsq if sat => k!(|l, x| saturate(rsq(l, x))),
                 MufuFn::Rsq => k!(rsq),
+                MufuFn::Sqrt if sat => k!(|l, x| saturate(sqrt(l, x))),
+                MufuFn::Sqrt => k!(sqrt),
+                // The catalog has no MUFU.TANH.SAT.
+                MufuFn::Tanh if !sat => k!(tanh),
                 MufuFn::Lg2 if sat => k!(|l, x| saturate(lg2(l, x))),
                 MufuFn::Lg2 => k!(lg2),
                 MufuFn::Ex2 if float_input && sat => k!(|l, x| saturate(ex2(l, x))),
@@ -137,15 +149,22 @@ fn rcp(l: &Luts, x: U) -> U {
     eq(expo, 255).bitselect(eq(frac, 0).bitselect(sign, splat(NAN)), r)
 }
 
+/// The RSQ/SQRT operand (SEMANTICS §2.2): with e the unbiased exponent, the fraction with
+/// bit 23 set for an odd e (the [2,4) half of the table), and ⌊e/2⌋.
+#[inline(always)]
+fn root_operand(x: U) -> (U, I) {
+    let (_, expo, frac) = fields(x);
+    // e = expo − 127 is odd exactly when bit 23 of x is clear.
+    (frac | (!x & 0x80_0000u32), (s(expo) - 127) >> 1)
+}
+
 /// MUFU.RSQ ([`crate::mufu::rsq`]): the exponent parity selects the [2,4) half of the table,
 /// `q = (interpolation + 0x7FFF) >> 16`, biased exponent 126 − ⌊e/2⌋; an even power of two
 /// is exact (SEMANTICS §2.2).
 #[inline(always)]
 fn rsq(l: &Luts, x: U) -> U {
-    let (sign, expo, frac) = fields(x);
-    // e = expo − 127 is odd exactly when bit 23 of x is clear.
-    let f = frac | (!x & 0x80_0000u32);
-    let half = (s(expo) - 127) >> 1;
+    let (sign, expo, _) = fields(x);
+    let (f, half) = root_operand(x);
     let xl = f & 0x1_FFFFu32;
     let (p, y) = l.rsq.interpolate(f >> 17, xl, sq(xl), 2, 0x7FFF);
     let q = eq(f, 0).bitselect(splat(1 << 24), u(p + (y >> 9)) >> 7);
@@ -153,6 +172,51 @@ fn rsq(l: &Luts, x: U) -> U {
     let r = eq(expo, 255).bitselect(eq(x, INF).bitselect(U::ZERO, splat(NAN)), r);
     let r = sign.simd_ne(U::ZERO).bitselect(splat(NAN), r);
     eq(expo, 0).bitselect(sign | INF, r)
+}
+
+/// MUFU.SQRT ([`crate::mufu::sqrt`]): the RSQ operand and index into its own table,
+/// `q = (interpolation + 2^15) >> 16`, biased exponent 126 + ⌊e/2⌋, never subnormal; an even
+/// power of two is exact; ±0 and subnormals give ±0 (SEMANTICS §2.3 [UNK], §5).
+#[inline(always)]
+fn sqrt(l: &Luts, x: U) -> U {
+    let (sign, expo, _) = fields(x);
+    let (f, half) = root_operand(x);
+    let xl = f & 0x1_FFFFu32;
+    let (p, y) = l.sqrt.interpolate(f >> 17, xl, sq(xl), 0, 0x8000);
+    let q = eq(f, 0).bitselect(splat(1 << 23), u(p + (y >> 9)) >> 7);
+    let r = u((half + 126) << 23) + q;
+    let r = eq(expo, 255).bitselect(eq(x, INF).bitselect(splat(INF), splat(NAN)), r);
+    let r = sign.simd_ne(U::ZERO).bitselect(splat(NAN), r);
+    eq(expo, 0).bitselect(sign, r)
+}
+
+/// MUFU.TANH ([`crate::mufu::tanh`]) of |x|, the sign copied: for 2^-5 ≤ |x| < 8 the 64-row
+/// table indexed by the low three exponent bits and the top three fraction bits,
+/// `acc = (c0 << 15) + c1·xh + c2·sq(xh)` on xh = frac[19:3], at most 2^32 (1.0) from |x| = 1
+/// on, rounded to nearest even to 24 bits; smaller |x| passes through unflushed, larger gives
+/// ±1 (SEMANTICS §2.3 [UNK], §5).
+#[inline(always)]
+fn tanh(l: &Luts, x: U) -> U {
+    let a = x & 0x7FFF_FFFFu32;
+    let expo: U = a >> 23;
+    // Biased exponents 122..=129 are rows 0..=63; the other lanes are replaced below.
+    let idx = ((a >> 20) - (122u32 << 3)) & 63u32;
+    let xh = a >> 3 & 0x1_FFFFu32;
+    let (p, y) = l.tanh.interpolate(idx, xh, sq(xh), 0, 0);
+    // acc = hi·2^9 + lo lies in [2^31, 2^33), and is clamped to 2^32 for biased exponents ≥ 127.
+    let (hi, lo) = (u(p + (y >> 9)), u(y) & 511u32);
+    let clamp = expo.simd_ge(splat(127)) & hi.simd_ge(splat(1 << 23));
+    let (hi, lo) = (clamp.bitselect(splat(1 << 23), hi), lo & !clamp);
+    // The top 32 bits of acc; when acc ≥ 2^32 the bit below them is ORed into bit 0, where it
+    // still decides ties. Their low 8 bits t round up when t + lsb > 0x80.
+    let big = hi.simd_ge(splat(1 << 23));
+    let w = big.bitselect(hi << 8 | lo >> 1 | lo & 1u32, hi << 9 | lo);
+    let q = (w >> 8) + (((w & 0xFFu32) + (w >> 8 & 1u32) + 0x7Fu32) >> 8);
+    // acc·2^(min(e, 0) − 32): biased exponent min(e, 0) + 126, plus one when acc ≥ 2^32.
+    let r = ((expo.min(splat(127)) - 2u32 + (big & 1u32)) << 23) + q;
+    let r = a.simd_lt(splat(122 << 23)).bitselect(a, r);
+    let r = a.simd_ge(splat(130 << 23)).bitselect(splat(ONE), r) | (x & SIGN);
+    is_nan(x).bitselect(splat(NAN), r)
 }
 
 /// MUFU.EX2 on sm_70+ ([`crate::mufu::ex2`]): the PREEX2 conversion of x to a truncated 7.23
@@ -303,20 +367,32 @@ fn rcp_approx(l: &Luts, x: U) -> U {
     tiny.bitselect(fmul(r, 16_777_216.0), huge.bitselect(quarter, r))
 }
 
+/// The non-`.ftz` sequence of `rsqrt`, `sqrt` and `lg2` (SEMANTICS §1.1, `scaled` in
+/// [`crate::ptx::lower`]): for |x| < FLT_MIN, `fix(unit(x·2^24))`, else `unit(x)`.
+#[inline(always)]
+fn scaled(l: &Luts, x: U, unit: impl Fn(&Luts, U) -> U, fix: impl Fn(U) -> U) -> U {
+    let tiny = tiny(x);
+    let r = unit(l, tiny.bitselect(scale_up_24(x), x));
+    tiny.bitselect(fix(r), r)
+}
+
 /// `rsqrt.approx.f32`: for |x| < FLT_MIN, `MUFU.RSQ(x·2^24)·4096` (SEMANTICS §1.1).
 #[inline(always)]
 fn rsqrt_approx(l: &Luts, x: U) -> U {
-    let tiny = tiny(x);
-    let r = rsq(l, tiny.bitselect(scale_up_24(x), x));
-    tiny.bitselect(fmul(r, 4096.0), r)
+    scaled(l, x, rsq, |r| fmul(r, 4096.0))
+}
+
+/// `sqrt.approx.f32` on sm_52+: for |x| < FLT_MIN, `MUFU.SQRT(x·2^24)·2^-12` (SEMANTICS §1.1).
+/// MUFU.SQRT's results are zero or at least 2^-63, so the product is never subnormal.
+#[inline(always)]
+fn sqrt_approx(l: &Luts, x: U) -> U {
+    scaled(l, x, sqrt, |r| fmul(r, 1.0 / 4096.0))
 }
 
 /// `lg2.approx.f32`: for |x| < FLT_MIN, `MUFU.LG2(x·2^24) + (−24)` (SEMANTICS §1.1).
 #[inline(always)]
 fn lg2_approx(l: &Luts, x: U) -> U {
-    let tiny = tiny(x);
-    let r = lg2(l, tiny.bitselect(scale_up_24(x), x));
-    tiny.bitselect(cast(cast::<U, f32x16>(r) + f32x16::splat(-24.0)), r)
+    scaled(l, x, lg2, |r| cast(cast::<U, f32x16>(r) + f32x16::splat(-24.0)))
 }
 
 /// `ex2.approx.f32` on sm_70+: for x < −126, `MUFU.EX2(x·0.5)` squared by a non-FTZ FMUL,

@@ -26,7 +26,7 @@ use bytemuck::cast;
 use wide::i32x8;
 use wide::{f32x16, f64x8, i16x32, i32x16, u16x32, u32x16, u64x8, ShuffleExt};
 
-use crate::mufu::{tables, Row};
+use crate::mufu::{sqrt, tables, tanh, Row};
 
 pub(super) type U = u32x16;
 pub(super) type I = i32x16;
@@ -82,7 +82,8 @@ impl<const V: usize> Coeffs<V> {
     /// the row `idx` of each lane, as `(p, y)` with value `p·2^9 + y`; `xl` has at most 17
     /// bits, `x2 = sq(…)` at most 15. `y` is exact (|y| < 2^29). `p` is exact modulo 2^32, and
     /// exact for the SIN and LG2 tables (0 ≤ p < 2^30), whose callers read it; the others read
-    /// only `p + (y >> 9)`, the value divided by 2^9, which lies in [0, 2^32).
+    /// only `p + (y >> 9)`, the value divided by 2^9, which lies in [0, 2^32) (TANH also the
+    /// remainder `y & 511`).
     #[inline(always)]
     pub(super) fn interpolate(&self, idx: U, xl: U, x2: U, s2: u32, k: i32) -> (I, I) {
         let (w0, w1) = (self.w0.get(idx), self.w1.get(idx));
@@ -190,14 +191,19 @@ impl<const V: usize> Column<V> {
     }
 }
 
-/// The five SFU tables in lookup layout, each with the shift s0 of its `c0`
-/// (SEMANTICS §2.2). Built once from [`crate::mufu::tables`].
+/// The five SFU tables and the two model tables (SQRT, TANH; SEMANTICS §2.3 [UNK]) in lookup
+/// layout, each with the shift s0 of its `c0` (SEMANTICS §2.2). Built once from
+/// [`crate::mufu::tables`], [`crate::mufu::sqrt::table`] and [`crate::mufu::tanh::table`]; the
+/// model tables are designed at first use (tens of milliseconds), so each is built only when
+/// its kernel first runs.
 pub(super) struct Luts {
     pub rcp: Coeffs<8>,
     pub rsq: Coeffs<8>,
     pub ex2: Coeffs<4>,
     pub lg2: Coeffs<4>,
     pub sin: Coeffs<4>,
+    pub sqrt: LazyLock<Coeffs<8>>,
+    pub tanh: LazyLock<Coeffs<4>>,
 }
 
 static LUTS: LazyLock<Luts> = LazyLock::new(|| {
@@ -208,6 +214,8 @@ static LUTS: LazyLock<Luts> = LazyLock::new(|| {
         ex2: Coeffs::new(&t.ex2, 13),
         lg2: Coeffs::new(&t.lg2, 12),
         sin: Coeffs::new(&t.sin, 11),
+        sqrt: LazyLock::new(|| Coeffs::new(sqrt::table(), 14)),
+        tanh: LazyLock::new(|| Coeffs::new(tanh::table(), 15)),
     }
 });
 
@@ -475,5 +483,7 @@ mod tests {
         check(&l.ex2, &t.ex2, 13);
         check(&l.lg2, &t.lg2, 12);
         check(&l.sin, &t.sin, 11);
+        check(&l.sqrt, sqrt::table(), 14);
+        check(&l.tanh, tanh::table(), 15);
     }
 }

@@ -86,9 +86,18 @@ fn inputs() -> Vec<u32> {
         }
     }
     // Boundaries of the scaling branches (FLT_MIN, 2^126, −126), of EX2's Inf code (128) and
-    // of TANH's table range (2^-5, 1, 8), with their neighbours.
-    let edges =
-        [0x0080_0000u32, 0x7E80_0000, 0xC2FC_0000, 0x4300_0000, 0xC300_0000, 0x3F80_0000, 0x3D00_0000, 0x4100_0000];
+    // zero word (2^-23), and of TANH's table range (2^-5, 1, 8), with their neighbours.
+    let edges = [
+        0x0080_0000u32,
+        0x7E80_0000,
+        0xC2FC_0000,
+        0x4300_0000,
+        0xC300_0000,
+        0x3400_0000,
+        0x3F80_0000,
+        0x3D00_0000,
+        0x4100_0000,
+    ];
     for x in edges {
         for d in 0..8 {
             v.extend([x.wrapping_add(d), x.wrapping_sub(d), x ^ 0x8000_0000]);

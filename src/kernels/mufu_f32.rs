@@ -225,6 +225,16 @@ fn tanh(l: &Luts, x: U) -> U {
 #[inline(always)]
 fn ex2(l: &Luts, x: U) -> U {
     let (sign, expo, frac) = fields(x);
+    // |x| ≥ 128, ±Inf and NaN: the Inf code, +Inf or +0; NaN.
+    let neg = u(s(sign) >> 31);
+    let beyond = is_nan(x).bitselect(splat(NAN), neg.bitselect(U::ZERO, splat(INF)));
+    let big = expo.simd_ge(splat(127 + 7));
+    // |x| < 2^-23 truncates to the fixed-point word 0, whose result is ex2(0) = 1. Vectors of
+    // such inputs only (most of the f32 patterns) skip the datapath.
+    let small = expo.simd_lt(splat(127 - 23));
+    if (big | small).all() {
+        return small.bitselect(splat(ONE), beyond);
+    }
     // |x| as a 7.23 fixed-point word, truncated; zero for a zero or subnormal x. Lanes with
     // |x| ≥ 128 are replaced below.
     let m = eq(expo, 0).bitselect(U::ZERO, frac | 0x80_0000u32);
@@ -232,16 +242,13 @@ fn ex2(l: &Luts, x: U) -> U {
     let fixed = m.unbounded_shl(u(e)) | m.unbounded_shr(u(-e));
     // A negative word becomes its ones' complement, or its two's complement when the fraction
     // is 0: integer part −i − 1 or −i.
-    let neg = u(s(sign) >> 31);
     let g = (fixed ^ neg) + (neg & eq(fixed & 0x7F_FFFFu32, 0) & 1);
     let f = g & 0x7F_FFFFu32;
     let xl = f & 0x1_FFFFu32;
     let (p, y) = l.ex2.interpolate(f >> 17, xl, sq(xl), 0, 0x77E2);
     let q = u(p + (y >> 9)) >> 6;
     let r = flush((((s(g) >> 23) + 126) << 23) + s(q));
-    // |x| ≥ 128 and ±Inf: the Inf code, +Inf or +0.
-    let r = expo.simd_ge(splat(127 + 7)).bitselect(neg.bitselect(U::ZERO, splat(INF)), r);
-    is_nan(x).bitselect(splat(NAN), r)
+    big.bitselect(beyond, r)
 }
 
 /// MUFU.LG2 ([`crate::mufu::lg2`]): `r = (interpolation + 0x3345) >> 2`, log2 of the

@@ -4,9 +4,8 @@
 //!   division and square root for Rcp and Sqrt; for NaN results, the canonical 0x7FC00000), and
 //!   `value` must lie within `VALUE_REL_ERROR` of CORE-MATH's correctly rounded f64 function.
 //!   The default tier checks every 4099th bit pattern and the special values; the exhaustive
-//!   tier (`--include-ignored`) all 2^32 patterns of the paths with arithmetic of their own
-//!   (Rcp, Sqrt, Rsqrt, Ex2, Lg2), and with `--features exhaustive-references` also of the
-//!   CORE-MATH-backed ones.
+//!   tier (`--include-ignored`) all 2^32 patterns of Rcp, Sqrt, Rsqrt, Ex2 and Lg2, and with
+//!   `--features exhaustive-references` also of Sin, Cos and the CORE-MATH-backed ones.
 //! - f16 and bf16: all 2^16 inputs. `value` must be CORE-MATH's f64 result, and `rounded` must
 //!   bracket it: the f64 value lies within half a unit of `rounded` (ties to even). Ties, which
 //!   only exact values may produce, and values within 2^-40 of a rounding boundary are listed.
@@ -278,21 +277,21 @@ fn path_error(f: MathFn) -> Option<f64> {
     match f {
         MathFn::Rcp | MathFn::Sqrt => None,
         MathFn::Rsqrt => Some(2f64.powi(-51)),
-        MathFn::Ex2 | MathFn::Lg2 => Some(VALUE_REL_ERROR),
+        MathFn::Ex2 | MathFn::Lg2 | MathFn::Sin | MathFn::Cos => Some(VALUE_REL_ERROR),
         _ => Some(2f64.powi(-53)),
     }
 }
 
 /// All 2^32 f32 inputs in blocks of 65536 on every core: `rounded` against the reference, for
-/// the paths whose value is not itself a correctly rounded f64 (Rsqrt, Ex2, Lg2) `value`
-/// against CORE-MATH f64, and the number of inputs the bracketing check sends to the scalar
-/// function.
+/// the paths whose value is not itself a correctly rounded f64 (Rsqrt, Ex2, Lg2, Sin, Cos)
+/// `value` against CORE-MATH f64, and the number of inputs the bracketing check sends to the
+/// scalar function.
 fn exhaustive(f: MathFn) {
     let start = Instant::now();
     let wrong = AtomicU64::new(0);
     let fallbacks = AtomicU64::new(0);
     let worst = AtomicU64::new(0);
-    let check_value = matches!(f, MathFn::Rsqrt | MathFn::Ex2 | MathFn::Lg2);
+    let check_value = matches!(f, MathFn::Rsqrt | MathFn::Ex2 | MathFn::Lg2 | MathFn::Sin | MathFn::Cos);
     (0..1u32 << 16).into_par_iter().for_each(|block| {
         let x: Vec<u32> = (block << 16..=(block << 16 | 0xFFFF)).collect();
         let mut value = vec![0.0; x.len()];
@@ -344,9 +343,11 @@ macro_rules! exhaustive_tests {
     )*};
 }
 
-// The paths with arithmetic of their own run in the exhaustive tier. The others take their
-// value from CORE-MATH's f64 function and fall back to its f32 function; their all-input check
-// (about ten minutes on two cores) is compiled with `--features exhaustive-references`.
+// Rcp, Sqrt, Rsqrt, Ex2 and Lg2 run in the exhaustive tier. The all-input checks of Sin and Cos
+// (polynomials up to 2^24, CORE-MATH beyond) and of the others, which take their value from
+// CORE-MATH's f64 function and fall back to its f32 function, evaluate CORE-MATH's f32 and f64
+// functions on every input (minutes each on two cores); they are compiled with
+// `--features exhaustive-references`.
 exhaustive_tests!(
     exhaustive_rcp: Rcp,
     exhaustive_sqrt: Sqrt,

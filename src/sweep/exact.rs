@@ -51,17 +51,22 @@
 //! | Rcp, Sqrt | f64 `1/x`, `sqrt(x)`, 8 lanes | 2^-53, no check needed | the same |
 //! | Rsqrt | f64 `1/sqrt(x)`, 8 lanes (two roundings) | 2^-51 | CORE-MATH |
 //! | Ex2, Lg2 | polynomials, 8 lanes (`ex2_lanes`, `lg2_lanes`) | 2^-45 (proved 2^-47.8, 2^-48.9) | CORE-MATH |
-//! | Sin, Cos, Tanh | CORE-MATH `sin`, `cos`, `tanh` | 2^-53 | CORE-MATH |
+//! | Sin, Cos | polynomials, 8 lanes (`trig::sin_lanes`); CORE-MATH beyond ±2^24 | 2^-45 (proved 2^-47.8) | CORE-MATH |
+//! | Tanh | CORE-MATH `tanh` | 2^-53 | CORE-MATH |
 //! | SinTurns, CosTurns | CORE-MATH `sinpi(2x)`, `cospi(2x)` (2x is exact) | 2^-53 | CORE-MATH |
 //!
 //! Over all 2^32 f32 inputs the bracketing check sends 1558 inputs of Ex2, 7405 of Lg2, 256 of
-//! Rsqrt, 38 of Sin, 32 of Cos, 8 of SinTurns, 6 of CosTurns and none of Tanh to the scalar
-//! function (`tests/sweep_reference.rs`, exhaustive tier).
+//! Rsqrt, 7168 of Sin and 7366 of Cos (1870 and 1954 of them with |x| ≤ 2^24; beyond, the
+//! CORE-MATH values are checked with the same e = 2^-45), 8 of SinTurns, 6 of CosTurns and none
+//! of Tanh to the scalar function (`tests/sweep_reference.rs`, exhaustive tier).
 
 use wide::{f64x8, u32x8, u64x8};
 
 use crate::format::{Format, Unpacked};
 use crate::round::{round_pack, Rounding};
+
+#[path = "exact_trig.rs"]
+mod trig;
 
 /// The mathematical functions the approximate instructions compute or approximate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -139,10 +144,10 @@ impl MathFn {
 /// The relative error bound of `value` (|value − f(x)| ≤ VALUE_REL_ERROR·|f(x)| for finite
 /// nonzero results) that the rounding-ambiguity check relies on.
 ///
-/// It bounds the f32 Ex2 and Lg2 polynomial paths with a margin (they are proved below
-/// 2^-47.8 and 2^-48.9 at `ex2_lanes` and `lg2_lanes`); every other path is tighter (module
-/// documentation). It holds wherever f(x) is in f64's normal range; beyond it `value` is ±Inf,
-/// or for Ex2 an f64 subnormal or zero.
+/// It bounds the f32 Ex2, Lg2, Sin and Cos polynomial paths with a margin (they are proved
+/// below 2^-47.8, 2^-48.9 and 2^-47.8 at `ex2_lanes`, `lg2_lanes` and `trig::sin_lanes`);
+/// every other path is tighter (module documentation). It holds wherever f(x) is in f64's
+/// normal range; beyond it `value` is ±Inf, or for Ex2 an f64 subnormal or zero.
 pub const VALUE_REL_ERROR: f64 = 1.0 / (1u64 << 45) as f64;
 
 /// Relative error bound of a correctly rounded f64 value.
@@ -156,11 +161,12 @@ const RSQRT_ERROR: f64 = 1.0 / (1u64 << 51) as f64;
 /// result bits into `rounded`. All three slices have the same length (panic otherwise is OK —
 /// it is an internal API).
 ///
-/// A NaN result is written as 0x7FC00000. Rcp, Sqrt, Rsqrt, Ex2 and Lg2 run in lanes of 8; the
-/// others call CORE-MATH f64 per element. Every path but Rcp and Sqrt takes the result from
-/// the CORE-MATH f32 function exactly for the inputs where `value·(1 − 4e)` and
-/// `value·(1 + 4e)` round to different f32 values, e being the path's error bound (module
-/// documentation; e = [`VALUE_REL_ERROR`] for Ex2 and Lg2).
+/// A NaN result is written as 0x7FC00000. Rcp, Sqrt, Rsqrt, Ex2, Lg2, Sin and Cos run in lanes
+/// of 8 (Sin and Cos call CORE-MATH f64 for |x| > 2^24); the others call CORE-MATH f64 per
+/// element. Every path but Rcp and Sqrt takes the result from the CORE-MATH f32 function
+/// exactly for the inputs where `value·(1 − 4e)` and `value·(1 + 4e)` round to different f32
+/// values, e being the path's error bound (module documentation; e = [`VALUE_REL_ERROR`] for
+/// Ex2, Lg2, Sin and Cos).
 pub fn f32_block(f: MathFn, x: &[u32], value: &mut [f64], rounded: &mut [u32]) {
     assert!(x.len() == value.len() && x.len() == rounded.len(), "f32_block: slice lengths differ");
     fn each(f: fn(f64) -> f64) -> impl Fn(f64x8) -> (f64x8, bool) {
@@ -176,8 +182,8 @@ pub fn f32_block(f: MathFn, x: &[u32], value: &mut [f64], rounded: &mut [u32]) {
         }
         MathFn::Ex2 => blocks(x, value, rounded, ex2_lanes, (VALUE_REL_ERROR, core_math::exp2f)),
         MathFn::Lg2 => blocks(x, value, rounded, lg2_lanes, (VALUE_REL_ERROR, core_math::log2f)),
-        MathFn::Sin => blocks(x, value, rounded, each(core_math::sin), (CR_ERROR, core_math::sinf)),
-        MathFn::Cos => blocks(x, value, rounded, each(core_math::cos), (CR_ERROR, core_math::cosf)),
+        MathFn::Sin => blocks(x, value, rounded, trig::sin_lanes, (VALUE_REL_ERROR, core_math::sinf)),
+        MathFn::Cos => blocks(x, value, rounded, trig::cos_lanes, (VALUE_REL_ERROR, core_math::cosf)),
         MathFn::Tanh => blocks(x, value, rounded, each(core_math::tanh), (CR_ERROR, core_math::tanhf)),
         // The fallback doubles x in f32, which overflows only for |x| ≥ 2^127; the check never
         // sends |x| ≥ 2^22 there, since 2x is then an integer and the value an exact ±0 or ±1.

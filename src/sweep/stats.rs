@@ -243,9 +243,9 @@ impl Stats {
 
     /// Record inputs `start..start + results.len()`: their operands, the instruction's
     /// results, the reference's results and values. Blocks whose operand 0 stays in one
-    /// binade, one plot bucket and one side of every clause's region, and that hold no NaN or
-    /// special-value disagreement, are summarised with reductions over `scratch` buffers; the
-    /// others input by input.
+    /// binade, one plot bucket and one side of every clause's region, and that hold no NaN and
+    /// no disagreement at an infinity, are summarised in one pass ([`summarize`]); the others
+    /// input by input.
     #[allow(clippy::too_many_arguments)]
     pub fn record_block<W: Word>(
         &mut self,
@@ -335,6 +335,20 @@ impl Stats {
                 offer_max(&mut self.clauses[c], ctx.clauses[c].metric);
             }
         }
+        if sum.specials > 0 {
+            // Results or expected results at a zero: special-value mismatches.
+            self.special_count += sum.specials;
+            let edge = |b: u64| b & !dst.sign_bit() == 0;
+            for i in 0..n {
+                let (r, e) = (results[i].to_u64(), expected[i].to_u64());
+                if r != e && (edge(r) || edge(e)) {
+                    if !enters(&self.first_special, start + i as u64) {
+                        break;
+                    }
+                    push_first(&mut self.first_special, case(i, d(i).unsigned_abs() as f64));
+                }
+            }
+        }
         if sum.mismatches > 0 {
             self.mismatch_count += sum.mismatches;
             for i in 0..n {
@@ -374,7 +388,7 @@ impl Stats {
         }
         let xs = &xs[..inputs.len()];
         if r_nan != e_nan {
-            self.special(index, case(f64::INFINITY));
+            self.special(index, || case(f64::INFINITY));
             for c in 0..ctx.clauses.len() {
                 if ctx.in_region(c, key, xs, value) {
                     offer(&mut self.clauses[c], f64::INFINITY, index, case);
@@ -390,7 +404,7 @@ impl Stats {
         self.add_distance(d, 1);
         let edge = |b: u64| b & !dst.sign_bit() == 0 || b & !dst.sign_bit() == dst.exp_mask();
         if result != expected && (edge(result) || edge(expected)) {
-            self.special(index, case(d.unsigned_abs() as f64));
+            self.special(index, || case(d.unsigned_abs() as f64));
         }
         let (abs, rel) = errors_of(dst.to_f64(result), value, result == expected);
         let ulp = d.unsigned_abs();
@@ -418,10 +432,10 @@ impl Stats {
         }
     }
 
-    fn special(&mut self, index: u64, case: Case) {
+    fn special(&mut self, index: u64, case: impl FnOnce() -> Case) {
         self.special_count += 1;
         if enters(&self.first_special, index) {
-            push_first(&mut self.first_special, case);
+            push_first(&mut self.first_special, case());
         }
     }
 
@@ -526,6 +540,7 @@ mod tests {
                     1 if trial % 4 == 1 => 0,
                     2..=300 => e.wrapping_add((next() % 5) as u32).wrapping_sub(2),
                     301 if trial % 4 == 2 => e ^ 0x0040_0000,
+                    302 if trial % 4 == 3 => e ^ 0x8000_0000,
                     _ => e,
                 })
                 .collect();

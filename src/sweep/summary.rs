@@ -31,11 +31,15 @@ pub(super) struct Summary {
     /// Smallest and largest exponent field of operand 0.
     pub emin: u64,
     pub emax: u64,
-    /// Some result or expected result is a NaN, or a result differs from the expected one at a
-    /// zero or an infinity or in sign: such inputs need [`super::stats::Stats::record`].
+    /// Some result or expected result is a NaN, or a result differs from the expected one at
+    /// an infinity, or (lane pass) the distance may leave the i32 range: such inputs need
+    /// [`super::stats::Stats::record`].
     pub irregular: bool,
     /// Results whose bits differ from the expected ones.
     pub mismatches: u64,
+    /// Those of them where the result or the expected result is a zero (special-value
+    /// mismatches).
+    pub specials: u64,
     /// The largest |distance| (meaningful when the block is regular), and the first input
     /// (index in the block) reaching it; likewise for the errors.
     pub max_ulp: u64,
@@ -98,6 +102,7 @@ fn one_by_one<W: Word>(src: Format, dst: Format, x: &[W], r: &[W], e: &[W], v: &
         emax: 0,
         irregular: false,
         mismatches: 0,
+        specials: 0,
         max_ulp: 0,
         at_ulp: 0,
         near: [0; 4],
@@ -116,8 +121,9 @@ fn one_by_one<W: Word>(src: Format, dst: Format, x: &[W], r: &[W], e: &[W], v: &
         let (rm, em) = (ri & !dst.sign_bit(), ei & !dst.sign_bit());
         let nan = rm > dst.exp_mask() || em > dst.exp_mask();
         let edge = rm == 0 || rm == dst.exp_mask() || em == 0 || em == dst.exp_mask();
-        let sign_differs = (ri ^ ei) & dst.sign_bit() != 0;
-        s.irregular |= nan || (ri != ei && (edge || sign_differs));
+        let infinite = rm == dst.exp_mask() || em == dst.exp_mask();
+        s.irregular |= nan || (ri != ei && infinite);
+        s.specials += (ri != ei && edge) as u64;
         s.mismatches += (ri != ei) as u64;
         let d = distance(dst, ri, ei);
         if d.unsigned_abs() > s.max_ulp {
@@ -205,6 +211,7 @@ struct Lanes {
     irregular: U,
     /// Masks are −1 per lane: subtracting them counts.
     mismatches: I,
+    specials: I,
     /// Per lane, the counts of distances −1 and +1 (low and high 16 bits), and of −2 and +2
     /// (at most 4096/16 each).
     near: [U; 2],
@@ -225,12 +232,14 @@ impl Lanes {
         let (sign, inf) = (self.sign, U::splat(self.inf));
         let (rm, em) = (rv & (sign - 1), ev & (sign - 1));
         let nan = rm.max(em).simd_gt(inf);
-        let edge = rm.min(em).simd_eq(U::ZERO) | rm.simd_eq(inf) | em.simd_eq(inf);
+        let infinite = rm.simd_eq(inf) | em.simd_eq(inf);
         let differ = !rv.simd_eq(ev);
-        let sign_differs = ((rv ^ ev) & sign).simd_eq(U::splat(sign));
-        self.irregular |= nan | (differ & (edge | sign_differs));
+        // A saturated distance may be a larger one.
+        let d = ordinals(rv, sign).saturating_sub(ordinals(ev, sign));
+        let saturated = d.simd_eq(I::splat(i32::MIN)) | d.simd_eq(I::splat(i32::MAX));
+        self.irregular |= nan | (differ & infinite) | bytemuck::cast::<I, U>(saturated);
         self.mismatches -= bytemuck::cast::<U, I>(differ);
-        let d = ordinals(rv, sign) - ordinals(ev, sign);
+        self.specials -= bytemuck::cast::<U, I>(differ & rm.min(em).simd_eq(U::ZERO));
         for (count, k) in self.near.iter_mut().zip([1, 2]) {
             let low = d.simd_eq(I::splat(-k)).bitselect(I::splat(1), I::ZERO);
             *count += bytemuck::cast::<I, U>(d.simd_eq(I::splat(k)).bitselect(I::splat(1 << 16), low));
@@ -326,6 +335,7 @@ fn lanes<W: Word, const F: u8>(
         inf: dst.exp_mask() as u32,
         irregular: U::ZERO,
         mismatches: I::ZERO,
+        specials: I::ZERO,
         near: [U::ZERO; 2],
         max_ulp: U::ZERO,
         at_ulp: U::ZERO,
@@ -354,7 +364,19 @@ fn lanes<W: Word, const F: u8>(
     }
     let fold = |m: &[f64]| m.iter().fold(0.0f64, |a, &b| a.max(b));
     // By value: the accumulators then stay in registers through the loops above.
-    let Lanes { irregular, mismatches, near: [ones, twos], max_ulp, at_ulp, max_abs, at_abs, max_q, outside, .. } = acc;
+    let Lanes {
+        irregular,
+        mismatches,
+        specials,
+        near: [ones, twos],
+        max_ulp,
+        at_ulp,
+        max_abs,
+        at_abs,
+        max_q,
+        outside,
+        ..
+    } = acc;
     let max_approx = fold(&max_q.to_array());
     // The inputs whose exact quotient may be the largest (module documentation), in order,
     // eight at a time.
@@ -396,6 +418,7 @@ fn lanes<W: Word, const F: u8>(
         emax,
         irregular: irregular.any(),
         mismatches: count(mismatches),
+        specials: count(specials),
         max_ulp: max_ulp as u64,
         at_ulp: at_ulp.unwrap_or(0) as usize,
         near: [halves(twos, 0), halves(ones, 0), halves(ones, 16), halves(twos, 16)],

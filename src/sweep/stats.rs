@@ -262,7 +262,7 @@ impl Stats {
             return;
         }
         let (src, dst) = (ctx.src, ctx.dst);
-        let sum = summarize(src, dst, inputs[0], results, expected, value, &mut scratch.q);
+        let sum = summarize(src, dst, ctx.bitwise, inputs[0], results, expected, value, &mut scratch.q);
         let (kmin, kmax) = (sum.kmin, sum.kmax);
         let simple_inputs = sum.emin == sum.emax
             && ctx.bucket(kmin) == ctx.bucket(kmax)
@@ -352,7 +352,8 @@ impl Stats {
         if sum.mismatches > 0 {
             self.mismatch_count += sum.mismatches;
             for i in 0..n {
-                if results[i].to_u64() != expected[i].to_u64() {
+                let (r, e) = (results[i].to_u64(), expected[i].to_u64());
+                if r != e && (ctx.bitwise || !(dst.is_nan(r) && dst.is_nan(e))) {
                     if !enters(&self.first_mismatches, start + i as u64) {
                         break;
                     }
@@ -361,7 +362,7 @@ impl Stats {
             }
         }
         for b in [&mut self.binades[(sum.emin >> src.frac_bits()) as usize], &mut self.buckets[ctx.bucket(kmin)]] {
-            b.count += n as u64;
+            b.count += n as u64 - sum.nan_pairs;
             b.max_ulp = b.max_ulp.max(max_ulp);
             b.max_abs = b.max_abs.max(max_abs);
             b.max_rel = b.max_rel.max(max_rel);
@@ -546,6 +547,31 @@ mod tests {
                 .collect();
             let value: Vec<f64> = expected.iter().map(|&e| f32::from_bits(e) as f64 * (1.0 + 1e-9)).collect();
             block_equals_single(&ctx, trial * 1_000_000, &inputs, &results, &expected, &value);
+        }
+    }
+
+    /// Blocks where results and expected results are both NaN (with equal or different
+    /// payloads) in places, compared bitwise (a dump) or not (a mathematical reference).
+    #[test]
+    fn nan_pairs_equal_per_input_recording() {
+        let mut next = xorshift(0x5EED_0000_1111_2222);
+        for bitwise in [false, true] {
+            let ctx = Context::new(Format::F32, Format::F32, bitwise, Vec::new(), (-(1 << 31), (1 << 31) - 1));
+            for trial in 0..8u64 {
+                let n = 4096 - trial as usize;
+                let base = 0x3F80_0000u32 + (trial as u32) * 0x10_0000;
+                let inputs: Vec<u32> = (0..n as u32).map(|i| base + i).collect();
+                let (expected, results): (Vec<u32>, Vec<u32>) = inputs
+                    .iter()
+                    .map(|&x| match next() % 4 {
+                        0 => (0x7FC0_0000, [0x7FC0_0000, 0x7FFF_FFFF, 0xFFC0_0001][(next() % 3) as usize]),
+                        1 => (x, x + (next() % 3) as u32),
+                        _ => (x, x),
+                    })
+                    .unzip();
+                let value: Vec<f64> = expected.iter().map(|&e| f32::from_bits(e) as f64 * (1.0 + 1e-9)).collect();
+                block_equals_single(&ctx, trial << 20, &inputs, &results, &expected, &value);
+            }
         }
     }
 

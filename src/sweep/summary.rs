@@ -31,11 +31,14 @@ pub(super) struct Summary {
     /// Smallest and largest exponent field of operand 0.
     pub emin: u64,
     pub emax: u64,
-    /// Some result or expected result is a NaN, or a result differs from the expected one at
-    /// an infinity, or (lane pass) the distance may leave the i32 range: such inputs need
-    /// [`super::stats::Stats::record`].
+    /// A result is a NaN and the expected one not or the other way round, or a result differs
+    /// from the expected one at an infinity, or (lane pass) the distance may leave the i32
+    /// range: such inputs need [`super::stats::Stats::record`].
     pub irregular: bool,
-    /// Results whose bits differ from the expected ones.
+    /// Inputs whose result and expected result are both NaN: distance 0, no error, not
+    /// counted by binade or bucket.
+    pub nan_pairs: u64,
+    /// Mismatching results: bits differ (both NaN counts only with `bitwise`).
     pub mismatches: u64,
     /// Those of them where the result or the expected result is a zero (special-value
     /// mismatches).
@@ -75,9 +78,11 @@ pub(super) fn errors_of(rv: f64, v: f64, equal: bool) -> (f64, f64) {
 
 /// Summarise the block `x` (operand 0), `r` (results), `e` (expected results) and `v` (exact
 /// values) of formats `src` and `dst`; `q` is scratch space.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn summarize<W: Word>(
     src: Format,
     dst: Format,
+    bitwise: bool,
     x: &[W],
     r: &[W],
     e: &[W],
@@ -85,22 +90,23 @@ pub(super) fn summarize<W: Word>(
     q: &mut Vec<f64>,
 ) -> Summary {
     match dst {
-        _ if W::BITS > 32 => one_by_one(src, dst, x, r, e, v),
-        Format::F32 => lanes::<W, F32>(src, dst, x, r, e, v, q),
-        Format::BF16 => lanes::<W, BF16>(src, dst, x, r, e, v, q),
-        Format::F16 => lanes::<W, F16>(src, dst, x, r, e, v, q),
+        _ if W::BITS > 32 => one_by_one(src, dst, bitwise, x, r, e, v),
+        Format::F32 => lanes::<W, F32>(src, dst, bitwise, x, r, e, v, q),
+        Format::BF16 => lanes::<W, BF16>(src, dst, bitwise, x, r, e, v, q),
+        Format::F16 => lanes::<W, F16>(src, dst, bitwise, x, r, e, v, q),
         Format::F64 => unreachable!("f64 results are 64-bit words"),
     }
 }
 
 /// The definition: input by input.
-fn one_by_one<W: Word>(src: Format, dst: Format, x: &[W], r: &[W], e: &[W], v: &[f64]) -> Summary {
+fn one_by_one<W: Word>(src: Format, dst: Format, bitwise: bool, x: &[W], r: &[W], e: &[W], v: &[f64]) -> Summary {
     let mut s = Summary {
         kmin: i64::MAX,
         kmax: i64::MIN,
         emin: u64::MAX,
         emax: 0,
         irregular: false,
+        nan_pairs: 0,
         mismatches: 0,
         specials: 0,
         max_ulp: 0,
@@ -119,10 +125,15 @@ fn one_by_one<W: Word>(src: Format, dst: Format, x: &[W], r: &[W], e: &[W], v: &
         (s.emin, s.emax) = (s.emin.min(exp), s.emax.max(exp));
         let (ri, ei) = (r[i].to_u64(), e[i].to_u64());
         let (rm, em) = (ri & !dst.sign_bit(), ei & !dst.sign_bit());
-        let nan = rm > dst.exp_mask() || em > dst.exp_mask();
+        let (r_nan, e_nan) = (rm > dst.exp_mask(), em > dst.exp_mask());
         let edge = rm == 0 || rm == dst.exp_mask() || em == 0 || em == dst.exp_mask();
         let infinite = rm == dst.exp_mask() || em == dst.exp_mask();
-        s.irregular |= nan || (ri != ei && infinite);
+        s.irregular |= r_nan != e_nan || (ri != ei && infinite);
+        if r_nan && e_nan {
+            s.nan_pairs += 1;
+            s.mismatches += (bitwise && ri != ei) as u64;
+            continue;
+        }
         s.specials += (ri != ei && edge) as u64;
         s.mismatches += (ri != ei) as u64;
         let d = distance(dst, ri, ei);
@@ -208,8 +219,10 @@ fn recip_approx(v: f64x8) -> f64x8 {
 struct Lanes {
     sign: u32,
     inf: u32,
+    bitwise: bool,
     irregular: U,
     /// Masks are −1 per lane: subtracting them counts.
+    nan_pairs: I,
     mismatches: I,
     specials: I,
     /// Per lane, the counts of distances −1 and +1 (low and high 16 bits), and of −2 and +2
@@ -231,14 +244,18 @@ impl Lanes {
         let (rv, ev) = (U::new(rs), U::new(es));
         let (sign, inf) = (self.sign, U::splat(self.inf));
         let (rm, em) = (rv & (sign - 1), ev & (sign - 1));
-        let nan = rm.max(em).simd_gt(inf);
+        let (r_nan, e_nan) = (rm.simd_gt(inf), em.simd_gt(inf));
+        let nan_pair = r_nan & e_nan;
         let infinite = rm.simd_eq(inf) | em.simd_eq(inf);
         let differ = !rv.simd_eq(ev);
-        // A saturated distance may be a larger one.
+        // A saturated distance may be a larger one; NaN pairs are at distance 0.
         let d = ordinals(rv, sign).saturating_sub(ordinals(ev, sign));
         let saturated = d.simd_eq(I::splat(i32::MIN)) | d.simd_eq(I::splat(i32::MAX));
-        self.irregular |= nan | (differ & infinite) | bytemuck::cast::<I, U>(saturated);
-        self.mismatches -= bytemuck::cast::<U, I>(differ);
+        let d = d & !bytemuck::cast::<U, I>(nan_pair);
+        self.irregular |= (r_nan ^ e_nan) | (differ & infinite) | (bytemuck::cast::<I, U>(saturated) & !nan_pair);
+        self.nan_pairs -= bytemuck::cast::<U, I>(nan_pair);
+        let counted = if self.bitwise { differ } else { differ & !nan_pair };
+        self.mismatches -= bytemuck::cast::<U, I>(counted);
         self.specials -= bytemuck::cast::<U, I>(differ & rm.min(em).simd_eq(U::ZERO));
         for (count, k) in self.near.iter_mut().zip([1, 2]) {
             let low = d.simd_eq(I::splat(-k)).bitselect(I::splat(1), I::ZERO);
@@ -305,7 +322,8 @@ fn operand_range<W: Word>(src: Format, x: &[W]) -> (i64, i64, u64, u64) {
 fn lane_errors<const F: u8>(rs: [u32; 8], v: f64x8) -> (f64x8, f64x8, f64x8) {
     let (zero, infinity) = (f64x8::ZERO, f64x8::splat(f64::INFINITY));
     let rf = values::<F>(rs);
-    let a = rf.abs().simd_eq(infinity).select(zero, (rf - v).abs());
+    // (NaN pairs, where both are NaN, have no error.)
+    let a = (rf.abs().simd_eq(infinity) | rf.is_nan()).select(zero, (rf - v).abs());
     let va = v.abs();
     (a, va, v.simd_eq(zero) | va.simd_eq(infinity))
 }
@@ -315,9 +333,11 @@ const TINY: f64 = 1.0 / (1u128 << 100) as f64 / (1u128 << 100) as f64 / (1u128 <
 const HUGE: f64 = 1.0 / TINY;
 
 /// The lane pass over words of up to 32 bits.
+#[allow(clippy::too_many_arguments)]
 fn lanes<W: Word, const F: u8>(
     src: Format,
     dst: Format,
+    bitwise: bool,
     x: &[W],
     r: &[W],
     e: &[W],
@@ -333,7 +353,9 @@ fn lanes<W: Word, const F: u8>(
     let mut acc = Lanes {
         sign: dst.sign_bit() as u32,
         inf: dst.exp_mask() as u32,
+        bitwise,
         irregular: U::ZERO,
+        nan_pairs: I::ZERO,
         mismatches: I::ZERO,
         specials: I::ZERO,
         near: [U::ZERO; 2],
@@ -353,10 +375,9 @@ fn lanes<W: Word, const F: u8>(
         };
         acc.step::<F>(c as u32, chunk(r), chunk(e), v[c..c + LANES].try_into().unwrap(), &mut q[c..c + LANES]);
     }
-    // The last chunk is padded with results that are exactly their expected values: nothing
-    // changes but the count of distance 0, which is implied.
-    let pad = word(&e[0]);
-    let pad_value = values::<F>([pad; 8]).as_array()[0];
+    // The last chunk is padded with +0 results expecting +0 of value 0: nothing changes but
+    // the count of distance 0, which is implied.
+    let (pad, pad_value) = (0, 0.0);
     if full < n {
         let tail = |s: &[W]| -> [u32; LANES] { std::array::from_fn(|j| s.get(full + j).map_or(pad, word)) };
         let vs = std::array::from_fn(|j| v.get(full + j).copied().unwrap_or(pad_value));
@@ -366,6 +387,7 @@ fn lanes<W: Word, const F: u8>(
     // By value: the accumulators then stay in registers through the loops above.
     let Lanes {
         irregular,
+        nan_pairs,
         mismatches,
         specials,
         near: [ones, twos],
@@ -417,6 +439,7 @@ fn lanes<W: Word, const F: u8>(
         emin,
         emax,
         irregular: irregular.any(),
+        nan_pairs: count(nan_pairs),
         mismatches: count(mismatches),
         specials: count(specials),
         max_ulp: max_ulp as u64,

@@ -43,6 +43,7 @@ pub enum Unpacked {
 
 impl Format {
     /// Total width in bits.
+    #[inline]
     pub const fn bits(self) -> u32 {
         match self {
             Format::F16 | Format::BF16 => 16,
@@ -52,6 +53,7 @@ impl Format {
     }
 
     /// Significand precision p in bits, implicit bit included.
+    #[inline]
     pub const fn precision(self) -> u32 {
         match self {
             Format::F16 => 11,
@@ -62,31 +64,37 @@ impl Format {
     }
 
     /// Width of the stored fraction field (p − 1).
+    #[inline]
     pub const fn frac_bits(self) -> u32 {
         self.precision() - 1
     }
 
     /// Width of the exponent field.
+    #[inline]
     pub const fn exp_bits(self) -> u32 {
         self.bits() - self.precision()
     }
 
     /// Exponent bias.
+    #[inline]
     pub const fn bias(self) -> i32 {
         (1 << (self.exp_bits() - 1)) - 1
     }
 
     /// Largest unbiased exponent of a finite value.
+    #[inline]
     pub const fn emax(self) -> i32 {
         self.bias()
     }
 
     /// Smallest unbiased exponent of a normal value.
+    #[inline]
     pub const fn emin(self) -> i32 {
         1 - self.bias()
     }
 
     /// Mask of all bits of the format.
+    #[inline]
     pub const fn mask(self) -> u64 {
         if self.bits() == 64 {
             u64::MAX
@@ -95,28 +103,34 @@ impl Format {
         }
     }
 
+    #[inline]
     pub const fn sign_bit(self) -> u64 {
         1u64 << (self.bits() - 1)
     }
 
+    #[inline]
     pub const fn frac_mask(self) -> u64 {
         (1u64 << self.frac_bits()) - 1
     }
 
     /// The exponent field, in place.
+    #[inline]
     pub const fn exp_mask(self) -> u64 {
         self.mask() & !self.sign_bit() & !self.frac_mask()
     }
 
     /// The quiet bit of a NaN (top fraction bit).
+    #[inline]
     pub const fn quiet_bit(self) -> u64 {
         1u64 << (self.frac_bits() - 1)
     }
 
+    #[inline]
     pub const fn inf(self, neg: bool) -> u64 {
         self.exp_mask() | if neg { self.sign_bit() } else { 0 }
     }
 
+    #[inline]
     pub const fn zero(self, neg: bool) -> u64 {
         if neg {
             self.sign_bit()
@@ -126,11 +140,13 @@ impl Format {
     }
 
     /// Largest finite magnitude with the given sign.
+    #[inline]
     pub const fn max_finite(self, neg: bool) -> u64 {
         (self.inf(neg)) - 1
     }
 
     /// 1.0
+    #[inline]
     pub const fn one(self) -> u64 {
         (self.bias() as u64) << self.frac_bits()
     }
@@ -138,6 +154,7 @@ impl Format {
     /// The NaN NVIDIA hardware writes for this format [DOC, SEMANTICS §4]: f32 0x7FFFFFFF,
     /// f16 and bf16 0x7FFF. f64 has no canonical NaN (payloads propagate); for an invalid
     /// operation it produces 0xFFF8000000000000 [INF, SEMANTICS §4].
+    #[inline]
     pub const fn canonical_nan(self) -> u64 {
         match self {
             Format::F16 | Format::BF16 => 0x7FFF,
@@ -146,18 +163,22 @@ impl Format {
         }
     }
 
+    #[inline]
     pub const fn is_neg(self, bits: u64) -> bool {
         bits & self.sign_bit() != 0
     }
 
+    #[inline]
     pub const fn abs(self, bits: u64) -> u64 {
         bits & self.mask() & !self.sign_bit()
     }
 
+    #[inline]
     pub const fn is_nan(self, bits: u64) -> bool {
         self.abs(bits) > self.exp_mask()
     }
 
+    #[inline]
     pub const fn classify(self, bits: u64) -> Class {
         let mag = self.abs(bits);
         let exp = mag & self.exp_mask();
@@ -180,6 +201,7 @@ impl Format {
 
     /// Flush a subnormal to a zero of the same sign (the input side of `.ftz`, SEMANTICS §5
     /// [DOC]); every other pattern is returned unchanged.
+    #[inline]
     pub const fn flush_subnormal(self, bits: u64) -> u64 {
         if matches!(self.classify(bits), Class::Subnormal) {
             bits & self.sign_bit()
@@ -209,6 +231,7 @@ impl Format {
     }
 
     /// Lower-case PTX type suffix (`f16`, `bf16`, `f32`, `f64`).
+    #[inline]
     pub const fn name(self) -> &'static str {
         match self {
             Format::F16 => "f16",

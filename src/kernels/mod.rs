@@ -4,6 +4,8 @@
 //! Instructions without a kernel are evaluated by their scalar definition in parallel.
 
 mod exact;
+#[cfg(target_feature = "avx512f")]
+mod exact_f64;
 mod half;
 mod lanes;
 mod mufu_f32;
@@ -21,6 +23,9 @@ pub(crate) enum Kernel {
     /// 16-bit elements: f16 and bf16 words, or f16x2 and bf16x2 words passed as two elements
     /// each (element 0, the low half, first).
     W16(fn(&Instr, &[&[u16]], &mut [u16])),
+    /// 64-bit operand and result words (f64).
+    #[cfg_attr(not(target_feature = "avx512f"), allow(dead_code))]
+    W64(fn(&Instr, &[&[u64]], &mut [u64])),
 }
 
 impl Kernel {
@@ -29,6 +34,7 @@ impl Kernel {
         match self {
             Kernel::W32(f) => call(f, instr, srcs, dst),
             Kernel::W16(f) => call(f, instr, srcs, dst),
+            Kernel::W64(f) => call(f, instr, srcs, dst),
         }
     }
 }
@@ -50,9 +56,13 @@ fn call<W: bytemuck::Pod, S: Word, D: Word>(
 
 /// The kernel for `instr` on `target`, if there is one.
 pub(crate) fn select(instr: &Instr, target: Target) -> Option<Kernel> {
-    // --- exact arithmetic: add, sub, mul, fma, mad on f32/f32x2 (exact.rs) and on
-    // f16/f16x2/bf16/bf16x2 (half.rs) ---
+    // --- exact arithmetic: add, sub, mul, fma, mad on f32/f32x2 (exact.rs), on
+    // f16/f16x2/bf16/bf16x2 (half.rs) and, with AVX-512, on f64 (exact_f64.rs) ---
     if let Some(kernel) = exact::select(instr).or_else(|| half::select(instr)) {
+        return Some(kernel);
+    }
+    #[cfg(target_feature = "avx512f")]
+    if let Some(kernel) = exact_f64::select(instr) {
         return Some(kernel);
     }
     // --- end of exact arithmetic ---

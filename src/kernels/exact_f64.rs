@@ -1,0 +1,115 @@
+//! Kernels for `add`, `sub`, `mul`, `fma` and `mad` on f64 in the four rounding directions:
+//! every catalog spelling of these on `.f64` (PTX 9.7.3.3–7; SEMANTICS §4).
+//!
+//! f64 has no `.ftz` or `.sat` in PTX and its subnormals are IEEE's, so the scalar definition
+//! is the IEEE operation with NVIDIA's NaN rule. AVX-512 computes the IEEE operation with the
+//! rounding direction encoded in the instruction itself (EVEX embedded rounding, exceptions
+//! suppressed): the direction overrides MXCSR.RC for that one instruction, and nothing reads
+//! or writes the host floating-point environment. `fma` is the fused VFMADD. The NaN rule is
+//! applied afterwards from the operands, as [`crate::nan`] defines it: a NaN operand gives the
+//! first NaN in operand order, quieted (a NaN `b` of `sub` keeps its sign); otherwise a NaN
+//! result is an invalid operation's, the canonical NaN.
+//!
+//! Builds without AVX-512F have no f64 kernel (SSE/AVX2 round only as MXCSR says): their f64
+//! instructions run the scalar definition in parallel, with the same results.
+
+use std::arch::x86_64::{
+    __m512d, _mm512_add_round_pd, _mm512_fmadd_round_pd, _mm512_mul_round_pd, _mm512_sub_round_pd, _MM_FROUND_NO_EXC,
+    _MM_FROUND_TO_NEAREST_INT, _MM_FROUND_TO_NEG_INF, _MM_FROUND_TO_POS_INF, _MM_FROUND_TO_ZERO,
+};
+
+use wide::{f64x8, u64x8};
+
+use super::lanes::map;
+use super::Kernel;
+use crate::format::Format;
+use crate::ptx::{Instr, Mode, Opcode};
+use crate::round::Rounding;
+
+const F64: Format = Format::F64;
+
+/// The kernel for an f64 `add`, `sub`, `mul`, `fma` or `mad`.
+pub(super) fn select(instr: &Instr) -> Option<Kernel> {
+    if instr.ty() != crate::Type::F64 || !matches!(instr.mode(), Mode::Default | Mode::Round(_)) {
+        return None;
+    }
+    const RN: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    const RZ: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+    const RM: i32 = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
+    const RP: i32 = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
+    macro_rules! by_direction {
+        ($f:ident) => {
+            match instr.rounding() {
+                Rounding::Rn => $f::<RN>,
+                Rounding::Rz => $f::<RZ>,
+                Rounding::Rm => $f::<RM>,
+                Rounding::Rp => $f::<RP>,
+            }
+        };
+    }
+    Some(Kernel::W64(match instr.opcode() {
+        Opcode::Add => by_direction!(add),
+        Opcode::Sub => by_direction!(sub),
+        Opcode::Mul => by_direction!(mul),
+        Opcode::Fma | Opcode::Mad => by_direction!(fma),
+        _ => return None,
+    }))
+}
+
+/// Elements per group: one vector.
+const N: usize = 8;
+
+/// NaN lanes of `x` (its words).
+#[inline(always)]
+fn nan_lanes(x: u64x8) -> u64x8 {
+    (x & u64x8::splat(F64.mask() >> 1)).simd_gt(u64x8::splat(F64.inf(false)))
+}
+
+/// The IEEE results `r` of operands `ops` with the NaN rule applied (module documentation).
+#[inline(always)]
+fn with_nan_rule<const K: usize>(ops: [u64x8; K], r: f64x8) -> [u64; N] {
+    let r = r.to_bits();
+    let invalid = nan_lanes(r).bitselect(u64x8::splat(F64.canonical_nan()), r);
+    let quiet = u64x8::splat(F64.quiet_bit());
+    let first_nan = ops.iter().rev().fold(invalid, |acc, &x| nan_lanes(x).bitselect(x | quiet, acc));
+    first_nan.to_array()
+}
+
+/// The operand groups as vectors: their words and their values.
+#[inline(always)]
+fn load<const K: usize>(group: [[u64; N]; K]) -> ([u64x8; K], [__m512d; K]) {
+    let words = group.map(u64x8::new);
+    (words, words.map(|w| f64x8::from_bits(w).into()))
+}
+
+fn add<const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
+    map::<u64, N, 2>(srcs, dst, |group| {
+        let (words, [a, b]) = load(group);
+        // SAFETY: this module is compiled only with AVX-512F enabled; the intrinsic computes.
+        with_nan_rule(words, unsafe { _mm512_add_round_pd::<R>(a, b) }.into())
+    });
+}
+
+fn sub<const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
+    map::<u64, N, 2>(srcs, dst, |group| {
+        let (words, [a, b]) = load(group);
+        // SAFETY: as in `add`.
+        with_nan_rule(words, unsafe { _mm512_sub_round_pd::<R>(a, b) }.into())
+    });
+}
+
+fn mul<const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
+    map::<u64, N, 2>(srcs, dst, |group| {
+        let (words, [a, b]) = load(group);
+        // SAFETY: as in `add`.
+        with_nan_rule(words, unsafe { _mm512_mul_round_pd::<R>(a, b) }.into())
+    });
+}
+
+fn fma<const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
+    map::<u64, N, 3>(srcs, dst, |group| {
+        let (words, [a, b, c]) = load(group);
+        // SAFETY: as in `add`.
+        with_nan_rule(words, unsafe { _mm512_fmadd_round_pd::<R>(a, b, c) }.into())
+    });
+}

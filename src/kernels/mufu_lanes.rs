@@ -22,9 +22,11 @@
 use std::sync::LazyLock;
 
 use bytemuck::cast;
+#[cfg(target_feature = "avx512dq")]
+use wide::f32x16;
 #[cfg(not(target_feature = "avx512dq"))]
 use wide::i32x8;
-use wide::{f32x16, f64x8, i16x32, i32x16, u16x32, u32x16, u64x8, ShuffleExt};
+use wide::{f64x8, i16x32, i32x16, u16x32, u32x16, u64x8, ShuffleExt};
 
 use crate::mufu::{sqrt, tables, tanh, Row};
 

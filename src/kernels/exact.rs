@@ -13,6 +13,10 @@
 //! [`crate::round::round_pack`] under `.rn`. The directed modes widen that result back and,
 //! where nearest went away from the direction, step it by one unit; `.ftz` first turns a value
 //! whose rounding with an unbounded exponent is below 2^-126 into a zero of its sign.
+//!
+//! Where the build has AVX-512, spellings without `.ftz` take a shorter path ([`embedded`]):
+//! their scalar definition is the IEEE operation, which AVX-512 computes in f32 lanes with the
+//! rounding direction encoded in the instruction.
 
 use wide::{f32x16, f64x8, u32x16, u32x8, u64x8};
 
@@ -36,6 +40,10 @@ pub(super) fn select(instr: &Instr) -> Option<Kernel> {
     let op = instr.opcode();
     if !matches!(op, Opcode::Add | Opcode::Sub | Opcode::Mul | Opcode::Fma | Opcode::Mad) {
         return None;
+    }
+    #[cfg(target_feature = "avx512f")]
+    if !ftz {
+        return Some(Kernel::W32(embedded::select(op, instr.rounding())));
     }
     Some(Kernel::W32(match instr.rounding() {
         Rounding::Rn => specialised::<Rn>(op, ftz),
@@ -125,11 +133,16 @@ fn exact<R: Dir>(s: f64x8, e: f64x8) -> f64x8 {
     }
 }
 
-/// Both halves narrowed, NaN made canonical (SEMANTICS §4), `.sat` applied when spelled.
+/// Both halves narrowed, then [`nan_and_sat`].
 #[inline(always)]
 fn finish<R: Dir, const FTZ: bool>(x: [f64x8; 2], sat: bool) -> [u32; N] {
     let [lo, hi] = x.map(|h| narrow::<R, FTZ>(h).to_array());
-    let r = u32x16::new(core::array::from_fn(|i| if i < 8 { lo[i] } else { hi[i - 8] }));
+    nan_and_sat(u32x16::new(core::array::from_fn(|i| if i < 8 { lo[i] } else { hi[i - 8] })), sat)
+}
+
+/// The canonical NaN for every NaN (SEMANTICS §4), then `.sat` when spelled.
+#[inline(always)]
+fn nan_and_sat(r: u32x16, sat: bool) -> [u32; N] {
     let inf = u32x16::splat(F32.inf(false) as u32);
     let nan = (r & u32x16::splat(F32.mask() as u32 >> 1)).simd_gt(inf);
     let r = <f32x16 as Lanes>::select(nan, u32x16::splat(F32.canonical_nan() as u32), r);
@@ -176,4 +189,89 @@ fn fma<R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32])
         });
         finish::<R, FTZ>(sums, sat)
     });
+}
+
+/// Spellings without `.ftz`, where the build has AVX-512: the IEEE operation in f32 lanes with
+/// the direction encoded in the instruction (EVEX embedded rounding with exceptions
+/// suppressed, which overrides MXCSR.RC for that instruction alone and leaves the host
+/// floating-point environment untouched; `fma` is the fused VFMADD), then the canonical NaN
+/// and `.sat` (SEMANTICS §4). With `.ftz` tininess is decided with an unbounded exponent, which
+/// is not IEEE's rule, so those spellings keep the f64 lanes.
+#[cfg(target_feature = "avx512f")]
+mod embedded {
+    use std::arch::x86_64::{
+        __m512, _mm512_add_round_ps, _mm512_fmadd_round_ps, _mm512_mul_round_ps, _mm512_sub_round_ps,
+        _MM_FROUND_NO_EXC, _MM_FROUND_TO_NEAREST_INT, _MM_FROUND_TO_NEG_INF, _MM_FROUND_TO_POS_INF, _MM_FROUND_TO_ZERO,
+    };
+
+    use wide::{f32x16, u32x16};
+
+    use super::{map, nan_and_sat, F32Kernel, N};
+    use crate::ptx::{Instr, Opcode};
+    use crate::round::Rounding;
+
+    pub(super) fn select(op: Opcode, rounding: Rounding) -> F32Kernel {
+        const RN: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+        const RZ: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+        const RM: i32 = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
+        const RP: i32 = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
+        macro_rules! by_direction {
+            ($f:ident) => {
+                match rounding {
+                    Rounding::Rn => $f::<RN>,
+                    Rounding::Rz => $f::<RZ>,
+                    Rounding::Rm => $f::<RM>,
+                    Rounding::Rp => $f::<RP>,
+                }
+            };
+        }
+        match op {
+            Opcode::Add => by_direction!(add),
+            Opcode::Sub => by_direction!(sub),
+            Opcode::Mul => by_direction!(mul),
+            _ => by_direction!(fma),
+        }
+    }
+
+    #[inline(always)]
+    fn values(group: [u32; N]) -> __m512 {
+        f32x16::from_bits(u32x16::new(group)).into()
+    }
+
+    #[inline(always)]
+    fn finish(r: __m512, sat: bool) -> [u32; N] {
+        nan_and_sat(f32x16::from(r).to_bits(), sat)
+    }
+
+    fn add<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+        let sat = instr.modifiers().sat;
+        map::<u32, N, 2>(srcs, dst, |[a, b]| {
+            // SAFETY: this module is compiled only with AVX-512F enabled; the intrinsic computes.
+            finish(unsafe { _mm512_add_round_ps::<R>(values(a), values(b)) }, sat)
+        });
+    }
+
+    fn sub<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+        let sat = instr.modifiers().sat;
+        map::<u32, N, 2>(srcs, dst, |[a, b]| {
+            // SAFETY: as in `add`.
+            finish(unsafe { _mm512_sub_round_ps::<R>(values(a), values(b)) }, sat)
+        });
+    }
+
+    fn mul<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+        let sat = instr.modifiers().sat;
+        map::<u32, N, 2>(srcs, dst, |[a, b]| {
+            // SAFETY: as in `add`.
+            finish(unsafe { _mm512_mul_round_ps::<R>(values(a), values(b)) }, sat)
+        });
+    }
+
+    fn fma<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+        let sat = instr.modifiers().sat;
+        map::<u32, N, 3>(srcs, dst, |[a, b, c]| {
+            // SAFETY: as in `add`.
+            finish(unsafe { _mm512_fmadd_round_ps::<R>(values(a), values(b), values(c)) }, sat)
+        });
+    }
 }

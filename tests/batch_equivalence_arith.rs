@@ -26,7 +26,7 @@ use common::{ap_div, pair, seed, triple, Kind, Layout, Rng};
 use ptxfp::ptx::{catalog, KNOWN_SM};
 #[cfg(feature = "exhaustive-kernels")]
 use ptxfp::Type;
-use ptxfp::{Format, Instr, Opcode, Rounding, Target, Word};
+use ptxfp::{Format, Instr, Mode, Opcode, Rounding, Target, Word};
 use rayon::prelude::*;
 
 /// Operand words per family × format in the default tier.
@@ -40,13 +40,16 @@ enum Family {
     AddSub,
     Mul,
     Fma,
+    /// `div.approx` and `div.full` (the IEEE `div.rn` etc. have no kernel).
+    Div,
 }
 
-fn family_of(op: Opcode) -> Option<Family> {
-    match op {
+fn family_of(instr: &Instr) -> Option<Family> {
+    match instr.opcode() {
         Opcode::Add | Opcode::Sub => Some(Family::AddSub),
         Opcode::Mul => Some(Family::Mul),
         Opcode::Fma | Opcode::Mad => Some(Family::Fma),
+        Opcode::Div if matches!(instr.mode(), Mode::Approx | Mode::Full) => Some(Family::Div),
         _ => None,
     }
 }
@@ -61,7 +64,7 @@ fn target(min_sm: u32) -> Target {
 fn spellings(family: Family, fmt: Format) -> Vec<(Instr, Target)> {
     let mut out: Vec<(Instr, Target)> = catalog::entries()
         .iter()
-        .filter(|e| family_of(e.instr.opcode()) == Some(family) && e.instr.ty().scalar() == fmt)
+        .filter(|e| family_of(&e.instr) == Some(family) && e.instr.ty().scalar() == fmt)
         .map(|e| (e.instr, target(e.min_sm)))
         .collect();
     out.dedup_by_key(|(i, _)| *i);
@@ -100,6 +103,10 @@ fn element(instr: &Instr, l: Layout, rng: &mut Rng) -> [u64; 3] {
         }
         Opcode::Mul => {
             let (a, b) = pair(rng, l, Kind::Mul);
+            [a, b, 0]
+        }
+        Opcode::Div => {
+            let (a, b) = pair(rng, l, Kind::Div);
             [a, b, 0]
         }
         _ => {
@@ -226,6 +233,11 @@ fn mul_f32() {
 #[test]
 fn fma_mad_f32() {
     random_tier(Family::Fma, Format::F32);
+}
+
+#[test]
+fn div_approx_full_f32() {
+    random_tier(Family::Div, Format::F32);
 }
 
 #[test]

@@ -168,13 +168,18 @@ fn add<R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32])
     });
 }
 
-/// `mul`: the f64 product is exact.
+/// `mul`.
 fn mul<R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
     let sat = instr.modifiers().sat;
-    map::<u32, N, 2>(srcs, dst, |[a, b]| {
-        let (a, b) = (widen::<FTZ>(a), widen::<FTZ>(b));
-        finish::<R, FTZ>([a[0] * b[0], a[1] * b[1]], sat)
-    });
+    map::<u32, N, 2>(srcs, dst, |[a, b]| mul_lanes::<R, FTZ>(a, b, sat));
+}
+
+/// `mul` of sixteen operand pairs (also the FMULs of other kernels' sequences): the f64
+/// product is exact.
+#[inline(always)]
+pub(super) fn mul_lanes<R: Dir, const FTZ: bool>(a: [u32; N], b: [u32; N], sat: bool) -> [u32; N] {
+    let (a, b) = (widen::<FTZ>(a), widen::<FTZ>(b));
+    finish::<R, FTZ>([a[0] * b[0], a[1] * b[1]], sat)
 }
 
 /// `fma` and `mad`: the exact f64 product, then TwoSum with `c`, rounded to odd.

@@ -1,5 +1,6 @@
 //! Kernels for the f32 instructions the MUFU model evaluates: `rcp`, `rsqrt`, `sqrt`, `lg2`,
-//! `ex2`, `sin`, `cos` `.approx{.ftz}.f32`, `tanh.approx.f32` and the SASS
+//! `ex2`, `sin`, `cos` `.approx{.ftz}.f32`, `tanh.approx.f32`, `div.approx` and `div.full`
+//! `{.ftz}.f32`, and the SASS
 //! `MUFU.RCP/RSQ/SQRT/LG2/EX2/SIN/COS{.SAT}` and `MUFU.TANH`, sixteen lanes at a time,
 //! bit-identical to [`crate::mufu`] and [`crate::ptx::lower`] (tests/batch_equivalence_mufu.rs).
 //! SQRT and TANH follow the models of [`crate::mufu::sqrt`] and [`crate::mufu::tanh`]
@@ -20,6 +21,8 @@
 use bytemuck::cast;
 use wide::{f32x16, f64x8, u64x8, ShuffleExt};
 
+use super::exact::mul_lanes;
+use super::lanes::{map, Rn};
 use super::mufu_lanes::{
     f32_subnormal_rn, lg2_rz, luts, narrow, pow2, quadrant_word, s, sin_rz, splat, sq, u, Luts, I, U,
 };
@@ -60,6 +63,10 @@ pub(super) fn select(instr: &Instr, target: Target) -> Option<Kernel> {
         (Opcode::Ex2, Mode::Approx) if float_input => k!(ex2_approx),
         (Opcode::Sin, Mode::Approx) if float_input => k!(sin_approx),
         (Opcode::Cos, Mode::Approx) if float_input => k!(cos_approx),
+        (Opcode::Div, Mode::Approx) if ftz => Kernel::W32(div::<false, true>),
+        (Opcode::Div, Mode::Approx) => Kernel::W32(div::<false, false>),
+        (Opcode::Div, Mode::Full) if ftz => Kernel::W32(div::<true, true>),
+        (Opcode::Div, Mode::Full) => Kernel::W32(div::<true, false>),
         (Opcode::Mufu(func), _) => {
             let sat = instr.modifiers().sat;
             match func {
@@ -411,4 +418,29 @@ fn ex2_approx(l: &Luts, x: U) -> U {
     let low = (x - 0xC2FC_0001u32).simd_lt(splat(0xFF80_0000 - 0xC2FC_0000));
     let r = ex2(l, low.bitselect(scale_down(x, 1), x));
     low.bitselect(below_flt_min_rn::<true>(r, 0), r)
+}
+
+/// `div.approx` (`FULL` false) and `div.full`, with and without `.ftz` ([`crate::ptx::lower`],
+/// SEMANTICS §1.1): `a·MUFU.RCP(b)` by an FMUL(.FTZ); `div.full` first scales both operands by
+/// 1/4 where |b| > 2^126, and without `.ftz` both are scaled by 2^24 where b is below FLT_MIN
+/// (zero or subnormal; the sequence scales a NaN b too, which gives the canonical NaN either
+/// way).
+fn div<const FULL: bool, const FTZ: bool>(_: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+    let l = luts();
+    let fmul = |a: U, b: U| U::new(mul_lanes::<Rn, FTZ>(a.to_array(), b.to_array(), false));
+    map::<u32, 16, 2>(srcs, dst, |[a, b]| {
+        let (mut a, mut b) = (U::new(a), U::new(b));
+        let magnitude = b & 0x7FFF_FFFFu32;
+        if FULL {
+            let huge = (magnitude - 0x7E80_0001u32).simd_lt(splat(0x0100_0000));
+            let quarter = splat(0x3E80_0000);
+            (a, b) = (huge.bitselect(fmul(a, quarter), a), huge.bitselect(fmul(b, quarter), b));
+        }
+        if !FTZ {
+            let below = magnitude.simd_lt(splat(0x80_0000));
+            let two_24 = splat(0x4B80_0000);
+            (a, b) = (below.bitselect(fmul(a, two_24), a), below.bitselect(fmul(b, two_24), b));
+        }
+        fmul(rcp(l, b), a).to_array()
+    });
 }

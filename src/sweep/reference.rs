@@ -150,7 +150,8 @@ impl Reference {
 
     /// Evaluate inputs `start..start + rounded.len()` (their operands in `inputs`): the
     /// reference's result bits into `rounded` and its value (the exact value for a mathematical
-    /// reference) into `value`.
+    /// reference) into `value`. `scratch` is working space the caller keeps between blocks.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn eval_block<W: Word>(
         &self,
         target: Target,
@@ -159,18 +160,16 @@ impl Reference {
         inputs: &[&[W]],
         rounded: &mut [W],
         value: &mut [f64],
+        scratch: &mut Vec<W>,
     ) -> Result<(), String> {
         match &self.kind {
             Kind::Math { f, ftz, sat } => {
-                let (sign, exp) = (fmt.sign_bit(), fmt.exp_mask());
-                // Flush a subnormal (exponent field 0) to the zero of its sign.
-                let flush = |b: u64| if b & exp == 0 { b & sign } else { b };
                 if *ftz {
-                    let x: Vec<W> = inputs[0].iter().map(|w| W::from_u64(flush(w.to_u64()))).collect();
-                    math_block(*f, fmt, &x, rounded, value);
-                    for r in rounded.iter_mut() {
-                        *r = W::from_u64(flush(r.to_u64()));
-                    }
+                    scratch.clear();
+                    scratch.extend_from_slice(inputs[0]);
+                    flush_subnormals(fmt, scratch);
+                    math_block(*f, fmt, scratch, rounded, value);
+                    flush_subnormals(fmt, rounded);
                 } else {
                     math_block(*f, fmt, inputs[0], rounded, value);
                 }
@@ -197,6 +196,15 @@ impl Reference {
             }
         }
         Ok(())
+    }
+}
+
+/// Subnormal words (exponent field 0) become the zero of their sign.
+fn flush_subnormals<W: Word>(fmt: Format, words: &mut [W]) {
+    let (sign, exp) = (fmt.sign_bit(), fmt.exp_mask());
+    for w in words {
+        let b = w.to_u64();
+        *w = W::from_u64(if b & exp == 0 { b & sign } else { b });
     }
 }
 

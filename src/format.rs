@@ -151,9 +151,9 @@ impl Format {
         (self.bias() as u64) << self.frac_bits()
     }
 
-    /// The NaN NVIDIA hardware writes for this format [DOC, SEMANTICS §4]: f32 0x7FFFFFFF,
+    /// The NaN NVIDIA hardware writes for this format \[DOC, SEMANTICS §4\]: f32 0x7FFFFFFF,
     /// f16 and bf16 0x7FFF. f64 has no canonical NaN (payloads propagate); for an invalid
-    /// operation it produces 0xFFF8000000000000 [INF, SEMANTICS §4].
+    /// operation it produces 0xFFF8000000000000 \[INF, SEMANTICS §4\].
     #[inline]
     pub const fn canonical_nan(self) -> u64 {
         match self {
@@ -200,7 +200,7 @@ impl Format {
     }
 
     /// Flush a subnormal to a zero of the same sign (the input side of `.ftz`, SEMANTICS §5
-    /// [DOC]); every other pattern is returned unchanged.
+    /// \[DOC\]); every other pattern is returned unchanged.
     #[inline]
     pub const fn flush_subnormal(self, bits: u64) -> u64 {
         if matches!(self.classify(bits), Class::Subnormal) {

@@ -5,10 +5,10 @@ use crate::format::Format;
 
 /// The result of an arithmetic operation some of whose `operands` are NaN.
 ///
-/// f32, f16, bf16: the canonical NaN, no payload propagation [DOC, SEMANTICS §4].
+/// f32, f16, bf16: the canonical NaN, no payload propagation \[DOC, SEMANTICS §4\].
 /// f64: the first NaN operand in operand order, quieted, payload and sign kept. Payload
-/// propagation is [DOC]; which operand wins when several are NaN is [UNK] and taken to be the
-/// first, as x86 SSE does (opDMNMX says f64 NaN behaviour "matches Intel's SSE") [INF].
+/// propagation is \[DOC\]; which operand wins when several are NaN is \[UNK\] and taken to be the
+/// first, as x86 SSE does (opDMNMX says f64 NaN behaviour "matches Intel's SSE") \[INF\].
 #[inline]
 pub fn propagate(fmt: Format, operands: &[u64]) -> u64 {
     match fmt {
@@ -18,7 +18,7 @@ pub fn propagate(fmt: Format, operands: &[u64]) -> u64 {
 }
 
 /// The NaN produced by an invalid operation (∞ − ∞, 0 · ∞, 0/0, ∞/∞, √negative):
-/// the canonical NaN for f32/f16/bf16 [DOC], 0xFFF8000000000000 for f64 [INF, SEMANTICS §4].
+/// the canonical NaN for f32/f16/bf16 \[DOC\], 0xFFF8000000000000 for f64 \[INF, SEMANTICS §4\].
 #[inline]
 pub const fn invalid(fmt: Format) -> u64 {
     fmt.canonical_nan()

@@ -79,7 +79,7 @@ fn shift_right_round(sig: u128, shift: u32, neg: bool, rnd: Rounding) -> u128 {
 /// significant bits and ORs a sticky bit into the lowest one, so that the discarded part is
 /// never mistaken for an exact half.
 ///
-/// Tininess (SEMANTICS §5, [PTXAS] for RN, [INF] for the directed modes): the significand is
+/// Tininess (SEMANTICS §5, \[PTXAS\] for RN, \[INF\] for the directed modes): the significand is
 /// first rounded to `p` bits in the requested direction as if the exponent were unbounded. If
 /// that value is below the smallest normal, the result is tiny: with `ftz` it becomes a zero
 /// of the same sign; without it the *exact* value is rounded once more onto the subnormal
@@ -123,7 +123,7 @@ pub fn round_pack(fmt: Format, neg: bool, exp: i32, sig: u128, rnd: Rounding, ft
 }
 
 /// `.sat`: clamp to [+0, 1.0]; NaN → +0 and every negative value, −0 included, → +0
-/// (SEMANTICS §4–§5: [DOC] for the clamp and NaN, [RE Tesla / INF modern] for −0).
+/// (SEMANTICS §4–§5: \[DOC\] for the clamp and NaN, \[RE Tesla / INF modern\] for −0).
 pub const fn saturate(fmt: Format, bits: u64) -> u64 {
     if fmt.is_nan(bits) || fmt.is_neg(bits) {
         0
@@ -135,8 +135,8 @@ pub const fn saturate(fmt: Format, bits: u64) -> u64 {
 }
 
 /// `.relu` (f16/bf16 fma and cvt): a negative result becomes +0 and a NaN becomes the
-/// canonical NaN [DOC PTX 9.7.4.4]. −0 also becomes +0: the hardware clamp is taken to be
-/// max(x, +0) with −0 < +0 as in FMNMX [INF].
+/// canonical NaN \[DOC PTX 9.7.4.4\]. −0 also becomes +0: the hardware clamp is taken to be
+/// max(x, +0) with −0 < +0 as in FMNMX \[INF\].
 pub const fn relu(fmt: Format, bits: u64) -> u64 {
     if fmt.is_nan(bits) {
         fmt.canonical_nan()

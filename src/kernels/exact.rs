@@ -14,9 +14,9 @@
 //! where nearest went away from the direction, step it by one unit; `.ftz` first turns a value
 //! whose rounding with an unbounded exponent is below 2^-126 into a zero of its sign.
 //!
-//! Where the build has AVX-512, spellings without `.ftz` take a shorter path ([`embedded`]):
-//! their scalar definition is the IEEE operation, which AVX-512 computes in f32 lanes with the
-//! rounding direction encoded in the instruction.
+//! Where the build has AVX-512, spellings without `.ftz` take a shorter path (the `embedded`
+//! module): their scalar definition is the IEEE operation, which AVX-512 computes in f32 lanes
+//! with the rounding direction encoded in the instruction.
 
 use wide::{f32x16, f64x8, u32x16, u32x8, u64x8};
 

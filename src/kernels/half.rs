@@ -269,7 +269,7 @@ fn flush<H: Half, const FTZ: bool>(h: [u16; N]) -> u16x16 {
 }
 
 /// The result modifiers, in the order of [`Instr`]'s scalar evaluation: `.oob` (+0 when an
-/// operand is the OOB NaN, taken to be the canonical NaN [UNK]), then `.relu` (negative and
+/// operand is the OOB NaN, taken to be the canonical NaN \[UNK\]), then `.relu` (negative and
 /// −0 → +0; a NaN result is already canonical), then `.sat`.
 #[inline(always)]
 fn clamp<H: Half, const K: usize>(instr: &Instr, ops: [[u16; N]; K], r: u32x16) -> [u16; N] {

@@ -4,7 +4,7 @@
 //! `MUFU.RCP/RSQ/SQRT/LG2/EX2/SIN/COS{.SAT}` and `MUFU.TANH`, sixteen lanes at a time,
 //! bit-identical to [`crate::mufu`] and [`crate::ptx::lower`] (tests/batch_equivalence_mufu.rs).
 //! SQRT and TANH follow the models of [`crate::mufu::sqrt`] and [`crate::mufu::tanh`]
-//! (SEMANTICS §2.3 [UNK]).
+//! (SEMANTICS §2.3 \[UNK\]).
 //!
 //! Each lane function follows its scalar datapath (SEMANTICS §2.2, the sm_70+ conversions of
 //! §2.3) with the arithmetic of [`super::mufu_lanes`]; special inputs are computed like any
@@ -183,7 +183,7 @@ fn rsq(l: &Luts, x: U) -> U {
 
 /// MUFU.SQRT ([`crate::mufu::sqrt`]): the RSQ operand and index into its own table,
 /// `q = (interpolation + 2^15) >> 16`, biased exponent 126 + ⌊e/2⌋, never subnormal; an even
-/// power of two is exact; ±0 and subnormals give ±0 (SEMANTICS §2.3 [UNK], §5).
+/// power of two is exact; ±0 and subnormals give ±0 (SEMANTICS §2.3 \[UNK\], §5).
 #[inline(always)]
 fn sqrt(l: &Luts, x: U) -> U {
     let (sign, expo, _) = fields(x);
@@ -201,7 +201,7 @@ fn sqrt(l: &Luts, x: U) -> U {
 /// table indexed by the low three exponent bits and the top three fraction bits,
 /// `acc = (c0 << 15) + c1·xh + c2·sq(xh)` on xh = frac[19:3], at most 2^32 (1.0) from |x| = 1
 /// on, rounded to nearest even to 24 bits; smaller |x| passes through unflushed, larger gives
-/// ±1 (SEMANTICS §2.3 [UNK], §5).
+/// ±1 (SEMANTICS §2.3 \[UNK\], §5).
 #[inline(always)]
 fn tanh(l: &Luts, x: U) -> U {
     let a = x & 0x7FFF_FFFFu32;
@@ -228,7 +228,7 @@ fn tanh(l: &Luts, x: U) -> U {
 
 /// MUFU.EX2 on sm_70+ ([`crate::mufu::ex2`]): the PREEX2 conversion of x to a truncated 7.23
 /// sign-magnitude word, then the EX2 datapath, `q = (interpolation + 0x77E2) >> 15`
-/// (SEMANTICS §2.2, §2.3 [INF]).
+/// (SEMANTICS §2.2, §2.3 \[INF\]).
 #[inline(always)]
 fn ex2(l: &Luts, x: U) -> U {
     let (sign, expo, frac) = fields(x);
@@ -287,7 +287,7 @@ fn sincos<const COS: bool>(l: &Luts, w: U) -> U {
     sin_rz(p, y) | neg
 }
 
-/// MUFU.SIN on sm_70+, of an angle `t` in turns ([`crate::mufu::sin`], SEMANTICS §2.3 [INF]).
+/// MUFU.SIN on sm_70+, of an angle `t` in turns ([`crate::mufu::sin`], SEMANTICS §2.3 \[INF\]).
 #[inline(always)]
 fn sin(l: &Luts, t: U) -> U {
     let r = sincos::<false>(l, quadrant_word::<false>(t));

@@ -193,7 +193,7 @@ impl<const V: usize> Column<V> {
     }
 }
 
-/// The five SFU tables and the two model tables (SQRT, TANH; SEMANTICS §2.3 [UNK]) in lookup
+/// The five SFU tables and the two model tables (SQRT, TANH; SEMANTICS §2.3 \[UNK\]) in lookup
 /// layout, each with the shift s0 of its `c0` (SEMANTICS §2.2). Built once from
 /// [`crate::mufu::tables`], [`crate::mufu::sqrt::table`] and [`crate::mufu::tanh::table`]; the
 /// model tables are designed at first use (tens of milliseconds), so each is built only when
@@ -263,7 +263,7 @@ fn zero_tiny(x: U) -> U {
     (x & 0x7F80_0000u32).simd_lt(splat(100 << 23)).bitselect(x & 0x8000_0000u32, x)
 }
 
-/// The sm_70+ quadrant word of an angle in turns (SEMANTICS §2.3 [INF],
+/// The sm_70+ quadrant word of an angle in turns (SEMANTICS §2.3 \[INF\],
 /// `turns_to_quadrant_word` in [`crate::mufu::sincos`]): the sign of the angle at bit 31 and
 /// its magnitude times 4, truncated to 23 fraction bits, mod 4; 0 for a zero or subnormal
 /// angle; unspecified for NaN and ±Inf. The angle is `x` itself, or with `FMUL` the

@@ -7,17 +7,17 @@ use super::{interpolate, pack, sq, tables, F32, NAN};
 /// PREEX2 produce ([`rro_ex2`]); this is MUFU.EX2 on sm_5x/sm_6x, where ptxas emits RRO.EX2
 /// first (SEMANTICS §1.2).
 ///
-/// Datapath (envytools `sfu_ex2`) [RE, SEMANTICS §2.2]: the integer part i = `w[29:23]` and
+/// Datapath (envytools `sfu_ex2`) \[RE, SEMANTICS §2.2\]: the integer part i = `w[29:23]` and
 /// the fraction f = `w[22:0]`. A negative word becomes i' = −i − 1 with f = !f (23 bits), or
 /// i' = −i when f = 0. With idx = f >> 17 and xl = f & 0x1FFFF,
 /// `q = ((c0 << 13) + c1·xl + c2·sq(xl) + 0x77E2) >> 15` is the significand and `i' + 127`
 /// the biased exponent; the result is positive and flushes to +0 below 2^-126.
 ///
-/// Specials [RE; DOC opMUFU]: the Inf code (bit 30 and bit 23 set) gives +Inf if positive and
+/// Specials \[RE; DOC opMUFU\]: the Inf code (bit 30 and bit 23 set) gives +Inf if positive and
 /// +0 if negative; any other special word (the NaN code) gives 0x7FFFFFFF.
 ///
 /// Evidence: reproduces the documented accuracy (SPA 2^-22.5 on the fraction, PTX 2 ulp) but
-/// is not verified bit-for-bit on modern hardware [INF, SEMANTICS §2.3].
+/// is not verified bit-for-bit on modern hardware \[INF, SEMANTICS §2.3\].
 pub fn ex2_fixed(w: u32) -> u32 {
     let neg = w >> 31 != 0;
     if w & NAN_CODE != 0 {
@@ -47,13 +47,13 @@ pub fn ex2_fixed(w: u32) -> u32 {
 /// modelled as `ex2_fixed(rro_ex2(x))`, the Tesla PREEX2 conversion (FTZ, truncation,
 /// |x| ≥ 128 → Inf code) folded into the unit.
 ///
-/// Evidence: this is the proposed sm_70+ model of SEMANTICS §2.3, a hypothesis [INF]: with it
+/// Evidence: this is the proposed sm_70+ model of SEMANTICS §2.3, a hypothesis \[INF\]: with it
 /// the Tesla tables meet the PTX bound "max 2 ulp from the correctly rounded result over the
 /// full range" and the published hardware observation that for |x| ≥ 1 the error depends only
 /// on the fraction bits (truncating conversion, SEMANTICS §2.3a); it is not verified
 /// bit-for-bit on hardware.
 ///
-/// Specials [DOC opMUFU]: ±0 and ±subnormal → +1, −Inf and underflow → +0, +Inf and overflow
+/// Specials \[DOC opMUFU\]: ±0 and ±subnormal → +1, −Inf and underflow → +0, +Inf and overflow
 /// → +Inf, NaN → 0x7FFFFFFF.
 pub fn ex2(x: u32) -> u32 {
     ex2_fixed(rro_ex2(x))

@@ -1,7 +1,7 @@
 //! MUFU.EX2.F16 and MUFU.EX2.BF16: 2^x of a half-precision value (sm_75+ / sm_90+).
 //!
 //! **Not hardware-verified.** No public model of MUFU.EX2.F16/.BF16 exists (SEMANTICS §2.3,
-//! §7 item 2): these are models [UNK] built to the documented behaviour.
+//! §7 item 2): these are models \[UNK\] built to the documented behaviour.
 //!
 //! Design, both forms: the `.F16`/`.BF16` forms are the same MUFU opcode with one format bit
 //! set (bit 72 / 73, SEMANTICS §1.4), so the model runs the f32 MUFU.EX2 datapath
@@ -21,7 +21,7 @@ use crate::round::Rounding;
 
 /// MUFU.EX2.F16 (`ex2.approx.f16`): 2^x of the f16 `x`, f16 result.
 ///
-/// **Model, not hardware-verified** [UNK; SEMANTICS §2.3, §7 item 2]: `RN_f16(ex2(f32(x)))`
+/// **Model, not hardware-verified** \[UNK; SEMANTICS §2.3, §7 item 2\]: `RN_f16(ex2(f32(x)))`
 /// (module doc). Subnormal inputs and results are supported (PTX 9.7.4.10, SEMANTICS §5): an
 /// f16 subnormal is an f32 normal, which MUFU.EX2 does not flush (it gives exactly 1.0 after
 /// the 23-bit fixed-point conversion), and results below 2^-14 are rounded onto the f16
@@ -30,7 +30,7 @@ use crate::round::Rounding;
 /// Accuracy (exhaustive over all 2^16 inputs): max relative error 2^-11.0 on normal results
 /// (bound 2^-9.9); subnormal results within half a subnormal ulp plus 2^-22 relative.
 ///
-/// Specials [DOC PTX 9.7.4.10]: −Inf → +0, ±0 → +1, +Inf → +Inf, NaN → 0x7FFF; x ≥ 16
+/// Specials \[DOC PTX 9.7.4.10\]: −Inf → +0, ±0 → +1, +Inf → +Inf, NaN → 0x7FFF; x ≥ 16
 /// overflows to +Inf and x ≤ −25 underflows to +0 (round to nearest).
 pub fn ex2_f16(x: u16) -> u16 {
     let wide = cvt(Format::F16, Format::F32, u64::from(x), Rounding::Rn, false) as u32;
@@ -39,14 +39,14 @@ pub fn ex2_f16(x: u16) -> u16 {
 
 /// MUFU.EX2.BF16 (`ex2.approx.ftz.bf16`): 2^x of the bf16 `x`, bf16 result.
 ///
-/// **Model, not hardware-verified** [UNK; SEMANTICS §2.3, §7 item 2]: `RN_bf16(ex2(f32(x)))`
+/// **Model, not hardware-verified** \[UNK; SEMANTICS §2.3, §7 item 2\]: `RN_bf16(ex2(f32(x)))`
 /// (module doc). Subnormal inputs and results are flushed, as PTX requires: a bf16 subnormal is
 /// an f32 subnormal, which MUFU.EX2 flushes to a zero (result 1.0), and MUFU.EX2 flushes
 /// results below 2^-126 to +0, so no bf16 subnormal can come out.
 ///
 /// Accuracy (exhaustive over all 2^16 inputs): max relative error 2^-8.0 (bound 2^-7).
 ///
-/// Specials [DOC PTX 9.7.4.10]: −Inf → +0, ±subnormal and ±0 → +1, +Inf → +Inf, NaN →
+/// Specials \[DOC PTX 9.7.4.10\]: −Inf → +0, ±subnormal and ±0 → +1, +Inf → +Inf, NaN →
 /// 0x7FFF; results of 2^128 and above (after rounding) are +Inf, below 2^-126 +0.
 pub fn ex2_bf16(x: u16) -> u16 {
     let r = ex2(u32::from(x) << 16);

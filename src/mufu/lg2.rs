@@ -5,18 +5,18 @@ use crate::format::Class;
 
 /// MUFU.LG2 of the f32 `x` (bit pattern in, bit pattern out).
 ///
-/// Datapath (Tesla SFU, envytools `sfu_lg2`) [RE, SEMANTICS §2.2]: with idx = `frac[22:17]` and
+/// Datapath (Tesla SFU, envytools `sfu_lg2`) \[RE, SEMANTICS §2.2\]: with idx = `frac[22:17]` and
 /// xl = `frac[16:0]`, `r = ((c0 << 12) + c1·xl + (c2·sq(xl) << 1) + 0x3345) >> 2` is log2 of the
 /// significand as a 36-bit fraction (exactly 0 for x = 1.0). The exponent joins as
 /// `r += (e_in − 127) << 36`; a negative sum becomes sign 1 and its ones' complement `!r`.
 /// The sum is normalised to bit 42 (exponent 2^6) and **truncated** to 24 bits.
 ///
-/// Specials [DOC opMUFU]: ±0 and ±subnormal → −Inf, negative (−Inf included) → NaN,
+/// Specials \[DOC opMUFU\]: ±0 and ±subnormal → −Inf, negative (−Inf included) → NaN,
 /// +Inf → +Inf, NaN → 0x7FFFFFFF; LG2(1) = +0.
 ///
 /// Evidence: the Tesla model reproduces the documented accuracy (SPA 2^-22.6 on the
 /// mantissa, PTX 2^-22 absolute in (0.5, 2)) but is not verified bit-for-bit on modern
-/// hardware [INF, SEMANTICS §2.3].
+/// hardware \[INF, SEMANTICS §2.3\].
 pub fn lg2(x: u32) -> u32 {
     match F32.classify(x.into()) {
         Class::Nan => NAN,

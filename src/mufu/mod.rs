@@ -2,22 +2,22 @@
 //!
 //! The model is the public bit-exact reconstruction of the Tesla SFU (envytools `nvhw/sfu.c`,
 //! tables `nvhw/sfu_tab.c`, both checked against Tesla hardware by `hwtest/g80_sfu.cc`)
-//! [RE, SEMANTICS §2.2]: a 64- or 128-entry table of quadratic coefficients `c0, c1, c2`
+//! \[RE, SEMANTICS §2.2\]: a 64- or 128-entry table of quadratic coefficients `c0, c1, c2`
 //! indexed by the top bits of the significand, evaluated as `c0 + c1·xl + c2·sq(xl)` on the low
 //! bits `xl` by a truncating fixed-point datapath, then packed into an f32.
 //!
 //! Evidence, per function:
 //! - `rcp`, `rsq`: hardware-verified on modern GPUs. The model reproduces, count for count, the
 //!   published exhaustive hardware histograms of MUFU.RCP over [1,2) and MUFU.RSQ over [1,2)
-//!   and [2,4) on sm_80/sm_89/sm_90 [RE+measured, SEMANTICS §2.3a].
+//!   and [2,4) on sm_80/sm_89/sm_90 \[RE+measured, SEMANTICS §2.3a\].
 //! - `ex2`, `lg2`, `sin`, `cos`: the Tesla datapath assumed unchanged on modern GPUs. The model
 //!   reproduces every documented accuracy bound to within ~0.1 bit (SEMANTICS §2.3) but no
-//!   bit-level hardware data exists [INF]. The sm_70+ conversions of the float operand to the
-//!   fixed-point words of EX2 and SIN/COS are likewise [INF] (SEMANTICS §2.3, §3).
+//!   bit-level hardware data exists \[INF\]. The sm_70+ conversions of the float operand to the
+//!   fixed-point words of EX2 and SIN/COS are likewise \[INF\] (SEMANTICS §2.3, §3).
 //!
 //! Every function flushes subnormal inputs and outputs to a zero of the same sign ("Denorm
-//! input/output is flushed", opMUFU [DOC], SEMANTICS §5), and every NaN result is the canonical
-//! NaN 0x7FFFFFFF [DOC opMUFU, SEMANTICS §4]. `.SAT` is applied by the caller
+//! input/output is flushed", opMUFU \[DOC\], SEMANTICS §5), and every NaN result is the canonical
+//! NaN 0x7FFFFFFF \[DOC opMUFU, SEMANTICS §4\]. `.SAT` is applied by the caller
 //! ([`crate::round::saturate`]).
 //!
 //! The tables are the project's copy of the envytools LUTs, `data/tesla_sfu_tables.csv` (MIT
@@ -49,15 +49,15 @@ use crate::round::{round_pack, Rounding};
 
 const F32: Format = Format::F32;
 
-/// The NaN every MUFU function writes, whatever the input NaN [DOC opMUFU, SEMANTICS §4].
+/// The NaN every MUFU function writes, whatever the input NaN \[DOC opMUFU, SEMANTICS §4\].
 pub(crate) const NAN: u32 = F32.canonical_nan() as u32;
 
 /// One table row: the coefficients `[c0, c1, c2]` exactly as the LUT holds them (two's
 /// complement). c0 ≈ f(x_i) (26 bits), c1 ≈ f'(x_i) (16 bits, 15 for sin), c2 ≈ f''(x_i)
-/// (10 bits, 11 for sin) [RE, SEMANTICS §2.2].
+/// (10 bits, 11 for sin) \[RE, SEMANTICS §2.2\].
 pub type Row = [i32; 3];
 
-/// The five SFU lookup tables (23,296 bits in all) [RE, SEMANTICS §2.2].
+/// The five SFU lookup tables (23,296 bits in all) \[RE, SEMANTICS §2.2\].
 #[derive(Debug)]
 pub struct Tables {
     /// Reciprocal on [1,2), indexed by the top 7 fraction bits.
@@ -131,14 +131,14 @@ impl Tables {
 
 /// The SFU's truncated squarer: `(Σ_{i<17, bit i of v set} v >> (18 − i)) >> 1`, which
 /// approximates v²/2^19 for a 17-bit `v` by summing truncated partial products
-/// [RE, SEMANTICS §2.2].
+/// \[RE, SEMANTICS §2.2\].
 pub(crate) fn sq(v: u32) -> u32 {
     let sum: u32 = (0..17).filter(|i| v >> i & 1 != 0).map(|i| v >> (18 - i)).sum();
     sum >> 1
 }
 
 /// The quadratic interpolation `(c0 << s0) + c1·x + ((c2·x2) << s2)` of one table row, with
-/// `x2` the truncated square of (a shift of) `x`. Exact in i64 [RE, SEMANTICS §2.2].
+/// `x2` the truncated square of (a shift of) `x`. Exact in i64 \[RE, SEMANTICS §2.2\].
 pub(crate) fn interpolate(row: Row, s0: u32, x: u32, x2: u32, s2: u32) -> i64 {
     let [c0, c1, c2] = row.map(i64::from);
     (c0 << s0) + c1 * i64::from(x) + ((c2 * i64::from(x2)) << s2)
@@ -147,7 +147,7 @@ pub(crate) fn interpolate(row: Row, s0: u32, x: u32, x2: u32, s2: u32) -> i64 {
 /// Pack an SFU result (`fp32_mkfin` with FTZ in envytools): `f` is the significand with its
 /// implicit bit (2^23 ≤ f ≤ 2^24; 2^24 renormalises to exponent e + 1) or 0 for a zero, `e`
 /// the biased exponent. A biased exponent ≤ 0 gives a zero of the same sign (output FTZ,
-/// SEMANTICS §5), ≥ 255 gives ±Inf [RE, SEMANTICS §2.2]. `f` is already rounded or truncated
+/// SEMANTICS §5), ≥ 255 gives ±Inf \[RE, SEMANTICS §2.2\]. `f` is already rounded or truncated
 /// by the datapath, so the one round-and-pack of the crate does no rounding here; it only
 /// applies the FTZ and overflow rules. (The truncating SIN/COS and LG2 paths cannot overflow,
 /// so the direction that envytools passes for them does not matter.)
@@ -162,7 +162,7 @@ pub(crate) fn pack(neg: bool, e: i32, f: u32) -> u32 {
 /// Normalise the fixed-point value `r` (top bit at most `top`) so that its leading one sits
 /// at bit `top`, lowering the biased exponent `e` (the exponent of bit `top`) by each shift,
 /// then **truncate** to a 24-bit significand and pack. The SIN/COS and LG2 datapaths end this
-/// way (envytools `norm64` + `>>`) [RE, SEMANTICS §2.2].
+/// way (envytools `norm64` + `>>`) \[RE, SEMANTICS §2.2\].
 pub(crate) fn pack_truncated(neg: bool, e: i32, r: u64, top: u32) -> u32 {
     debug_assert!(r >> top <= 1, "SFU accumulator {r:#x} wider than bit {top}");
     if r == 0 {

@@ -5,16 +5,16 @@ use crate::format::Class;
 
 /// MUFU.RCP of the f32 `x` (bit pattern in, bit pattern out).
 ///
-/// Datapath (Tesla SFU, envytools `sfu_rcp`) [RE, SEMANTICS §2.2]: with the fraction split as
+/// Datapath (Tesla SFU, envytools `sfu_rcp`) \[RE, SEMANTICS §2.2\]: with the fraction split as
 /// idx = `frac[22:16]` and xl = `frac[15:0]`,
 /// `q = ((c0 << 13) + c1·xl + c2·sq(xl << 1) + 0x47E7) >> 15` is the significand (implicit bit
 /// included; 2^24 renormalises) and the biased exponent is `253 − e_in`. Results below 2^-126
 /// flush to a signed zero, so 1/x is 0 for |x| > 2^126.
 ///
-/// Specials [DOC opMUFU]: ±0 and ±subnormal → ±Inf, ±Inf → ±0, NaN → 0x7FFFFFFF; RCP(1) = 1.
+/// Specials \[DOC opMUFU\]: ±0 and ±subnormal → ±Inf, ±Inf → ±0, NaN → 0x7FFFFFFF; RCP(1) = 1.
 ///
 /// Evidence: reproduces the published exhaustive hardware histogram of MUFU.RCP over [1,2) on
-/// sm_80/sm_89/sm_90 count for count [RE+measured, SEMANTICS §2.3a].
+/// sm_80/sm_89/sm_90 count for count \[RE+measured, SEMANTICS §2.3a\].
 pub fn rcp(x: u32) -> u32 {
     let neg = x >> 31 != 0;
     match F32.classify(x.into()) {

@@ -1,7 +1,7 @@
 //! MUFU.RCP64H: the reciprocal of the high word (1.11.20) of an f64.
 //!
 //! **Not hardware-verified.** No public model of MUFU.RCP64H exists (SEMANTICS §2.3, §7
-//! item 2; envytools has only a stub): this is a model [UNK] built to the documented
+//! item 2; envytools has only a stub): this is a model \[UNK\] built to the documented
 //! behaviour.
 
 use super::{interpolate, sq, tables, NAN};
@@ -18,7 +18,7 @@ const ROUND: i64 = (1 << 17) + 0x7E7;
 /// bits); returns the high word of the result. ptxas sets the low word of the result to 0
 /// and never passes the low word of the operand (`rcp.approx.ftz.f64`, SEMANTICS §1.3).
 ///
-/// **Model, not hardware-verified** [UNK; SEMANTICS §2.3, §7 item 2]. Design: the unit reads
+/// **Model, not hardware-verified** \[UNK; SEMANTICS §2.3, §7 item 2\]. Design: the unit reads
 /// 20 fraction bits, fewer than the 23 the f32 RCP table was built for, so the model runs
 /// **the Tesla RCP table and datapath** on them ([`super::rcp`]: idx = the top 7 fraction bits,
 /// xl = the next 16 with the low 3 zero) and only changes what is around it: the f64 exponent
@@ -32,7 +32,7 @@ const ROUND: i64 = (1 << 17) + 0x7E7;
 /// "close to 2^-20" (opMUFU). RCP64H(1.0) = 1.0 exactly, as opMUFU requires; every power of
 /// two is exact.
 ///
-/// Specials [DOC PTX 9.7.3.14, opMUFU]: ±0 and ±subnormal → ±Inf (input FTZ), ±Inf → ±0,
+/// Specials \[DOC PTX 9.7.3.14, opMUFU\]: ±0 and ±subnormal → ±Inf (input FTZ), ±Inf → ±0,
 /// NaN → 0x7FFFFFFF (f64 0x7FFFFFFF00000000). Results below 2^-1022 flush to a zero of the
 /// same sign (|x| > 2^1022). Only the high word is read, so an f64 NaN whose top 20 fraction
 /// bits are zero is seen as ±Inf.

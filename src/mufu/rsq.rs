@@ -5,17 +5,17 @@ use crate::format::Class;
 
 /// MUFU.RSQ of the f32 `x` (bit pattern in, bit pattern out).
 ///
-/// Datapath (Tesla SFU, envytools `sfu_rsqrt`) [RE, SEMANTICS §2.2]: with e = e_in − 127,
+/// Datapath (Tesla SFU, envytools `sfu_rsqrt`) \[RE, SEMANTICS §2.2\]: with e = e_in − 127,
 /// f = frac | (e & 1) << 23 (the exponent parity selects the [2,4) half of the table) and
 /// e >>= 1 (floor), idx = f >> 17 and xl = f & 0x1FFFF;
 /// `q = ((c0 << 14) + c1·xl + (c2·sq(xl) << 2) + 0x7FFF) >> 16` is the significand and
 /// `126 − e` the biased exponent. An even power of two (f = 0) is exact: 2^(127 − e).
 ///
-/// Specials [DOC opMUFU]: ±0 and ±subnormal → ±Inf (RSQ(−0) = −Inf), negative → NaN,
+/// Specials \[DOC opMUFU\]: ±0 and ±subnormal → ±Inf (RSQ(−0) = −Inf), negative → NaN,
 /// −Inf → NaN, +Inf → +0, NaN → 0x7FFFFFFF; RSQ(1) = 1, RSQ(4) = 0.5.
 ///
 /// Evidence: reproduces the published exhaustive hardware histograms of MUFU.RSQ over [1,2)
-/// and [2,4) on sm_80/sm_89/sm_90 count for count [RE+measured, SEMANTICS §2.3a].
+/// and [2,4) on sm_80/sm_89/sm_90 count for count \[RE+measured, SEMANTICS §2.3a\].
 pub fn rsq(x: u32) -> u32 {
     let neg = x >> 31 != 0;
     match F32.classify(x.into()) {

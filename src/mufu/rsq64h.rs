@@ -1,7 +1,7 @@
 //! MUFU.RSQ64H: the reciprocal square root of the high word (1.11.20) of an f64.
 //!
 //! **Not hardware-verified.** No public model of MUFU.RSQ64H exists (SEMANTICS §2.3, §7
-//! item 2; envytools has only a stub): this is a model [UNK] built to the documented
+//! item 2; envytools has only a stub): this is a model \[UNK\] built to the documented
 //! behaviour.
 
 use super::rcp64h::pack_hi;
@@ -16,7 +16,7 @@ const ROUND: i64 = (1 << 18) - 1;
 /// (`rsqrt.approx.ftz.f64`) or uses the word as the seed of a DFMA refinement
 /// (`rsqrt.approx.f64`), SEMANTICS §1.3.
 ///
-/// **Model, not hardware-verified** [UNK; SEMANTICS §2.3, §7 item 2]. Design: as for
+/// **Model, not hardware-verified** \[UNK; SEMANTICS §2.3, §7 item 2\]. Design: as for
 /// [`super::rcp64h`], **the Tesla RSQ table and datapath** ([`super::rsq`]) on the 20 fraction
 /// bits (idx = exponent parity and the top 6 fraction bits, xl = the next 17 with the low 3
 /// zero), with the f64 exponent arithmetic (biased 1022 − ⌊(e − 1023)/2⌋) and one rounding of
@@ -27,7 +27,7 @@ const ROUND: i64 = (1 << 18) - 1;
 /// fractions and both exponent parities (exhaustive); documented "close to 2^-20" (opMUFU). RSQ64H(1.0) = 1.0 exactly. The result
 /// is always normal.
 ///
-/// Specials [DOC PTX 9.7.3.17, opMUFU]: −0 and −subnormal → −Inf, +0 and +subnormal → +Inf
+/// Specials \[DOC PTX 9.7.3.17, opMUFU\]: −0 and −subnormal → −Inf, +0 and +subnormal → +Inf
 /// (input FTZ), −Inf and negative normals → NaN, +Inf → +0, NaN → 0x7FFFFFFF (f64
 /// 0x7FFFFFFF00000000). Only the high word is read, so an f64 NaN whose top 20 fraction bits
 /// are zero is seen as ±Inf.

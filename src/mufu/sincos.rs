@@ -6,21 +6,21 @@ use super::{interpolate, pack_truncated, sq, tables, NAN};
 /// The Tesla SIN datapath on the 2.23 quadrant word `w` that RRO.SINCOS / PRESIN produce
 /// ([`super::rro_sincos`]); MUFU.SIN on sm_5x/sm_6x.
 ///
-/// Datapath (envytools `sfu_sincos`) [RE, SEMANTICS §2.2]: sign `w[31]`, special flag `w[30]`
+/// Datapath (envytools `sfu_sincos`) \[RE, SEMANTICS §2.2\]: sign `w[31]`, special flag `w[30]`
 /// (any special → 0x7FFFFFFF), quadrant q = `w[24:23]`, fraction f = `w[22:0]`; bits 29:25 are
 /// ignored. In an odd quadrant f = !f (23 bits); the sign flips in quadrants 2 and 3. With
 /// idx = f >> 17 and xl = f & 0x1FFFF the table gives the 38-bit
 /// `(c0 << 11) + c1·xl + c2·sq(xl)` ≈ sin(π/2·f)·2^37, normalised and **truncated** to 24 bits.
 ///
 /// Evidence: reproduces the documented accuracy (SPA 2^-20.9 in quadrant 0 over a full
-/// period) but is not verified bit-for-bit on modern hardware [INF, SEMANTICS §2.3].
+/// period) but is not verified bit-for-bit on modern hardware \[INF, SEMANTICS §2.3\].
 pub fn sin_fixed(w: u32) -> u32 {
     sincos_fixed(w, false)
 }
 
 /// The Tesla COS datapath on the 2.23 quadrant word `w`: [`sin_fixed`] one quadrant on
-/// (q + 1) with the input sign dropped (cos is even) [RE, SEMANTICS §2.2]; MUFU.COS on
-/// sm_5x/sm_6x. Evidence as for [`sin_fixed`] [INF].
+/// (q + 1) with the input sign dropped (cos is even) \[RE, SEMANTICS §2.2\]; MUFU.COS on
+/// sm_5x/sm_6x. Evidence as for [`sin_fixed`] \[INF\].
 pub fn cos_fixed(w: u32) -> u32 {
     sincos_fixed(w, true)
 }
@@ -49,20 +49,20 @@ fn sincos_fixed(w: u32, cos: bool) -> u32 {
 /// Modelled as `sin_fixed(fixed2_23(4·t))`, where `fixed2_23` is sign-magnitude: the sign of t,
 /// |4t| truncated to 23 fraction bits and reduced mod 4 (masked to 25 bits), a subnormal t
 /// flushed to a signed zero, NaN/±Inf mapped to the RRO special words. This is the proposed
-/// sm_70+ model of SEMANTICS §2.3, a hypothesis [INF]. With it the Tesla table reproduces the
+/// sm_70+ model of SEMANTICS §2.3, a hypothesis \[INF\]. With it the Tesla table reproduces the
 /// PTX bounds 2^-20.5 on [−2π, 2π] and 2^-14.7 on [−100π, 100π], which the Tesla PRESIN path
 /// does not; the conversion itself (truncation, wrapping of large |t|) is not verified on
 /// hardware (SEMANTICS §7 item 1).
 ///
-/// Specials [DOC opMUFU]: ±0 and ±subnormal → ±0, ±Inf and NaN → 0x7FFFFFFF.
+/// Specials \[DOC opMUFU\]: ±0 and ±subnormal → ±0, ±Inf and NaN → 0x7FFFFFFF.
 pub fn sin(t: u32) -> u32 {
     sin_fixed(turns_to_quadrant_word(t))
 }
 
-/// MUFU.COS on sm_70+ with `t` in turns: `cos_fixed(fixed2_23(4·t))`, the same [INF]
+/// MUFU.COS on sm_70+ with `t` in turns: `cos_fixed(fixed2_23(4·t))`, the same \[INF\]
 /// hypothesis as [`sin`].
 ///
-/// Specials [DOC opMUFU]: ±0 and ±subnormal → +1, ±Inf and NaN → 0x7FFFFFFF.
+/// Specials \[DOC opMUFU\]: ±0 and ±subnormal → +1, ±Inf and NaN → 0x7FFFFFFF.
 pub fn cos(t: u32) -> u32 {
     cos_fixed(turns_to_quadrant_word(t))
 }
@@ -70,7 +70,7 @@ pub fn cos(t: u32) -> u32 {
 /// `fixed2_23(4·t)`: the angle `t` in turns as a 2.23 quadrant word. Sign-magnitude: the sign
 /// of t at bit 31, |4t| truncated to 23 fraction bits and reduced mod 4 (masked to 25 bits);
 /// a subnormal t is flushed to a signed zero and NaN/±Inf give the RRO special words
-/// [INF, SEMANTICS §2.3]. It is the RRO.SINCOS conversion with the 2/π scaling left out
+/// \[INF, SEMANTICS §2.3\]. It is the RRO.SINCOS conversion with the 2/π scaling left out
 /// (ptxas has already applied 1/2π).
 fn turns_to_quadrant_word(t: u32) -> u32 {
     match split(t) {

@@ -2,7 +2,7 @@
 //! [`super::tanh`].
 //!
 //! **Not hardware-verified.** No public model of MUFU.SQRT exists (SEMANTICS §2.3, §7 item 2):
-//! everything below is a model [UNK] built to the documented behaviour, not a reconstruction.
+//! everything below is a model \[UNK\] built to the documented behaviour, not a reconstruction.
 
 use std::sync::LazyLock;
 
@@ -40,7 +40,7 @@ pub fn table() -> &'static [Row; 128] {
 
 /// MUFU.SQRT of the f32 `x` (bit pattern in, bit pattern out).
 ///
-/// **Model, not hardware-verified** [UNK; SEMANTICS §2.3, §7 item 2]. Design: MUFU.SQRT
+/// **Model, not hardware-verified** \[UNK; SEMANTICS §2.3, §7 item 2\]. Design: MUFU.SQRT
 /// arrived on sm_52 as one more function of the same multifunction interpolator (on sm_50
 /// ptxas still emits RCP(RSQ(x)), SEMANTICS §1.1), so the model gives it one more table in the
 /// RSQ geometry: 128 rows × [26, 16, 10]-bit coefficients indexed by the exponent parity and
@@ -63,7 +63,7 @@ pub fn table() -> &'static [Row; 128] {
 /// `sqrt.approx.f32`, PTX 9.7.3.15, is 2^-23. Never more than 1 ulp from the correctly rounded
 /// root. (opMUFU's "close to 2^-20" for SQRT is weaker than PTX's 2^-23.)
 ///
-/// Specials [DOC opMUFU, PTX 9.7.3.15]: ±0 → ±0, ±subnormal → ±0 (input FTZ; SQRT(−denorm) =
+/// Specials \[DOC opMUFU, PTX 9.7.3.15\]: ±0 → ±0, ±subnormal → ±0 (input FTZ; SQRT(−denorm) =
 /// −0), +Inf → +Inf, −Inf and negative normals → NaN, NaN → 0x7FFFFFFF.
 pub fn sqrt(x: u32) -> u32 {
     let neg = x >> 31 != 0;

@@ -2,7 +2,7 @@
 //! tangent.
 //!
 //! **Not hardware-verified.** No public model of MUFU.TANH exists (SEMANTICS §2.3, §7 item 2):
-//! this is a model [UNK] built to the documented behaviour.
+//! this is a model \[UNK\] built to the documented behaviour.
 //!
 //! Design (one core for the three formats): tanh is odd, so the unit works on |x| and copies
 //! the sign, which makes every result exactly sign-symmetric. |x| falls in one of three
@@ -93,13 +93,13 @@ pub fn table() -> &'static [Row; 64] {
 
 /// MUFU.TANH of the f32 `x` (bit pattern in, bit pattern out): `tanh.approx.f32`.
 ///
-/// **Model, not hardware-verified** [UNK; SEMANTICS §2.3, §7 item 2]; design in the module
-/// doc. No input or output is flushed [DOC PTX 9.7.3.22, SEMANTICS §5].
+/// **Model, not hardware-verified** \[UNK; SEMANTICS §2.3, §7 item 2\]; design in the module
+/// doc. No input or output is flushed \[DOC PTX 9.7.3.22, SEMANTICS §5\].
 ///
 /// Accuracy (exhaustive over all 2^32 inputs): max relative error 2^-11.58, at the inputs just
 /// below 2^-5 (pass-through); 2^-15.5 over the table range. Bound 2^-11 (PTX 9.7.3.22).
 ///
-/// Specials [DOC PTX 9.7.3.22]: ±0 → ±0, ±subnormal → itself, ±Inf → ±1.0, NaN →
+/// Specials \[DOC PTX 9.7.3.22\]: ±0 → ±0, ±subnormal → itself, ±Inf → ±1.0, NaN →
 /// 0x7FFFFFFF; |x| ≥ 8 → ±1.0.
 pub fn tanh(x: u32) -> u32 {
     tanh_core(Format::F32, x, u64::from(x)) as u32
@@ -108,13 +108,13 @@ pub fn tanh(x: u32) -> u32 {
 /// MUFU.TANH.F16 (`tanh.approx.f16`): the core on the exactly widened f16 `x`, rounded to
 /// nearest even to 11 bits.
 ///
-/// **Model, not hardware-verified** [UNK; SEMANTICS §2.3, §7 item 2]; design in the module
+/// **Model, not hardware-verified** \[UNK; SEMANTICS §2.3, §7 item 2\]; design in the module
 /// doc. Subnormals are supported (PTX 9.7.4.9): they pass through.
 ///
 /// Accuracy (exhaustive over all 2^16 inputs): max absolute error 2^-11.9 (bound 2^-10.987,
 /// PTX 9.7.4.9).
 ///
-/// Specials [DOC PTX 9.7.4.9]: ±0 → ±0, ±Inf → ±1.0, NaN → 0x7FFF.
+/// Specials \[DOC PTX 9.7.4.9\]: ±0 → ±0, ±Inf → ±1.0, NaN → 0x7FFF.
 pub fn tanh_f16(x: u16) -> u16 {
     let wide = cvt(Format::F16, Format::F32, u64::from(x), Rounding::Rn, false) as u32;
     tanh_core(Format::F16, wide, u64::from(x)) as u16
@@ -123,13 +123,13 @@ pub fn tanh_f16(x: u16) -> u16 {
 /// MUFU.TANH.BF16 (`tanh.approx.bf16`): the core on the widened bf16 `x` (its bits are the top
 /// half of an f32), rounded to nearest even to 8 bits.
 ///
-/// **Model, not hardware-verified** [UNK; SEMANTICS §2.3, §7 item 2]; design in the module
+/// **Model, not hardware-verified** \[UNK; SEMANTICS §2.3, §7 item 2\]; design in the module
 /// doc. Subnormals are supported (PTX 9.7.4.9): they pass through.
 ///
 /// Accuracy (exhaustive over all 2^16 inputs): max absolute error 2^-9.0 (bound 2^-8,
 /// PTX 9.7.4.9).
 ///
-/// Specials [DOC PTX 9.7.4.9]: ±0 → ±0, ±Inf → ±1.0, NaN → 0x7FFF.
+/// Specials \[DOC PTX 9.7.4.9\]: ±0 → ±0, ±Inf → ±1.0, NaN → 0x7FFF.
 pub fn tanh_bf16(x: u16) -> u16 {
     tanh_core(Format::BF16, u32::from(x) << 16, u64::from(x)) as u16
 }

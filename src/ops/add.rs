@@ -16,7 +16,7 @@ pub fn add(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
 }
 
 /// `a − b`: `a + (−b)`. A NaN `b` keeps its sign (the negation is an operand modifier of the
-/// adder, which does not touch NaNs) [INF].
+/// adder, which does not touch NaNs) \[INF\].
 #[inline(always)]
 pub fn sub(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
     let neg_b = if fmt.is_nan(b) { b } else { b ^ fmt.sign_bit() };

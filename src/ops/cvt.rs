@@ -23,12 +23,12 @@ pub fn cvt(from: Format, to: Format, a: u64, rnd: Rounding, ftz: bool) -> u64 {
 
 /// The NaN a conversion writes.
 ///
-/// - to f16 or bf16: the canonical 0x7FFF [PTXAS fold, SEMANTICS §4];
-/// - f16 to f32: the canonical 0x7FFFFFFF (`HADD2.F32`) [PTXAS fold]; f16 to f64 goes the
-///   same way and widens that NaN [INF];
+/// - to f16 or bf16: the canonical 0x7FFF \[PTXAS fold, SEMANTICS §4\];
+/// - f16 to f32: the canonical 0x7FFFFFFF (`HADD2.F32`) \[PTXAS fold\]; f16 to f64 goes the
+///   same way and widens that NaN \[INF\];
 /// - f32 to f64, bf16 to f32/f64: sign and payload kept (left-aligned), quieted
-///   [PTXAS fold for f32; INF for bf16, whose widening is a bit shift];
-/// - f64 to f32: sign kept, payload truncated to its top bits, quieted [PTXAS fold].
+///   \[PTXAS fold for f32; INF for bf16, whose widening is a bit shift\];
+/// - f64 to f32: sign kept, payload truncated to its top bits, quieted \[PTXAS fold\].
 fn convert_nan(from: Format, to: Format, a: u64) -> u64 {
     match (from, to) {
         (_, Format::F16 | Format::BF16) => to.canonical_nan(),

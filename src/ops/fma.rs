@@ -1,5 +1,5 @@
 //! `fma` and `mad` (PTX 9.7.3.6–7, 9.7.4.4): `a · b + c` with a single rounding. `mad` with a
-//! rounding modifier is the same operation [DOC PTX 9.7.3.7].
+//! rounding modifier is the same operation \[DOC PTX 9.7.3.7\].
 
 use super::add::add_terms;
 use super::{Exact, Term};
@@ -11,7 +11,7 @@ use crate::round::Rounding;
 /// inputs and decides result tininess after rounding (SEMANTICS §5).
 ///
 /// A NaN operand wins over the invalid cases (∞·0, ∞ − ∞); for f64 the first NaN in operand
-/// order is propagated (SEMANTICS §4, order [INF]).
+/// order is propagated (SEMANTICS §4, order \[INF\]).
 #[inline(always)]
 pub fn fma(fmt: Format, a: u64, b: u64, c: u64, rnd: Rounding, ftz: bool) -> u64 {
     let terms = (Term::of(fmt.unpack(a, ftz)), Term::of(fmt.unpack(b, ftz)), Term::of(fmt.unpack(c, ftz)));

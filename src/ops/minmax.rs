@@ -26,9 +26,9 @@ pub struct MinMaxModifiers {
 
 /// `min`/`max` of two or three operands.
 ///
-/// Without `.NaN` one NaN input yields the other input, two give a NaN; −0 < +0 [DOC]. The NaN
-/// of two NaN inputs is the canonical NaN for f32/f16/bf16 [DOC]; for f64 it is the first
-/// input with its quiet bit forced (DSETP + `OR 0x00080000`, [PTXAS]; which input [UNK]).
+/// Without `.NaN` one NaN input yields the other input, two give a NaN; −0 < +0 \[DOC\]. The NaN
+/// of two NaN inputs is the canonical NaN for f32/f16/bf16 \[DOC\]; for f64 it is the first
+/// input with its quiet bit forced (DSETP + `OR 0x00080000`, \[PTXAS\]; which input \[UNK\]).
 pub fn minmax(fmt: Format, which: Extreme, operands: &[u64], m: MinMaxModifiers) -> u64 {
     let prepare = |x: u64| {
         let x = if m.ftz { fmt.flush_subnormal(x) } else { x };

@@ -5,8 +5,8 @@ use crate::format::Format;
 use crate::nan;
 
 /// `|a|`. f32/f16/bf16 are lowered to an add of −0 (`FADD |x|, -RZ`, `HADD2`), so a NaN
-/// becomes the canonical NaN [PTXAS lowering, INF result] and `.ftz` flushes a subnormal.
-/// f64 (`DADD -RZ, |x|`) keeps the payload with the sign cleared, quieted [PTXAS, INF].
+/// becomes the canonical NaN \[PTXAS lowering, INF result\] and `.ftz` flushes a subnormal.
+/// f64 (`DADD -RZ, |x|`) keeps the payload with the sign cleared, quieted \[PTXAS, INF\].
 pub fn abs(fmt: Format, a: u64, ftz: bool) -> u64 {
     set_sign(fmt, a, false, ftz)
 }
@@ -29,8 +29,8 @@ fn set_sign(fmt: Format, a: u64, negative: bool, ftz: bool) -> u64 {
     fmt.abs(a) | sign
 }
 
-/// `copysign a, b`: the sign bit of `a` on the value of `b` [DOC]. A bit operation (`LOP3`),
-/// so NaN payloads pass through untouched [PTXAS].
+/// `copysign a, b`: the sign bit of `a` on the value of `b` \[DOC\]. A bit operation (`LOP3`),
+/// so NaN payloads pass through untouched \[PTXAS\].
 pub fn copysign(fmt: Format, a: u64, b: u64) -> u64 {
     (a & fmt.sign_bit()) | fmt.abs(b)
 }

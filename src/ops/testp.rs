@@ -35,7 +35,7 @@ impl Property {
     }
 }
 
-/// 1 if `a` has the property, else 0. Zeros count as normal [DOC PTX 9.7.3.1].
+/// 1 if `a` has the property, else 0. Zeros count as normal \[DOC PTX 9.7.3.1\].
 pub fn testp(fmt: Format, prop: Property, a: u64) -> u64 {
     let class = fmt.classify(a);
     let holds = match prop {

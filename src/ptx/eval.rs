@@ -169,9 +169,9 @@ impl Instr {
     /// The result modifiers, in the order the hardware applies them: `.oob`, then `.relu` or
     /// `.sat`.
     ///
-    /// `.oob` forces +0 when an operand is the "OOB NaN" of tensor loads [DOC PTX 9.7.4.4];
+    /// `.oob` forces +0 when an operand is the "OOB NaN" of tensor loads \[DOC PTX 9.7.4.4\];
     /// that NaN's bit pattern is not given in the excerpts and is taken to be the canonical
-    /// NaN 0x7FFF [UNK].
+    /// NaN 0x7FFF \[UNK\].
     fn clamp(&self, fmt: Format, x: &[u64], r: u64) -> u64 {
         let r = if self.mods.oob && x.iter().any(|&v| v == fmt.canonical_nan()) { 0 } else { r };
         let r = if self.mods.relu { relu(fmt, r) } else { r };

@@ -1,5 +1,5 @@
 //! The approximate instructions exactly as ptxas lowers them: a MUFU operation plus the
-//! FMUL/FADD/DFMA scaling sequence around it (SEMANTICS §1.1–§1.4, [PTXAS]), evaluated with
+//! FMUL/FADD/DFMA scaling sequence around it (SEMANTICS §1.1–§1.4, \[PTXAS\]), evaluated with
 //! the exact scalar definitions and the MUFU model of [`crate::mufu`].
 //!
 //! All FMULs and FADDs are round-to-nearest and not flush-to-zero unless the sequence says
@@ -233,7 +233,7 @@ pub(crate) fn half_approx(op: Opcode, fmt: Format, x: u16) -> u16 {
 
 /// A SASS MUFU operation on its 32-bit source word (or the 16-bit value of the `.F16`/`.BF16`
 /// forms), then `.SAT`. On sm_5x/6x MUFU.SIN/COS/EX2 take the fixed-point word RRO produced
-/// (§3); on sm_70+ they take the float. `.SAT` is ignored for RCP64H and RSQ64H [DOC opMUFU].
+/// (§3); on sm_70+ they take the float. `.SAT` is ignored for RCP64H and RSQ64H \[DOC opMUFU\].
 pub(crate) fn mufu_op(func: MufuFn, fmt: Format, sat: bool, x: u64, target: Target) -> u64 {
     let w = x as u32;
     let r = match (func, fmt) {

@@ -197,86 +197,58 @@ fn fma<R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32])
 }
 
 /// Spellings without `.ftz`, where the build has AVX-512: the IEEE operation in f32 lanes with
-/// the direction encoded in the instruction (EVEX embedded rounding with exceptions
-/// suppressed, which overrides MXCSR.RC for that instruction alone and leaves the host
-/// floating-point environment untouched; `fma` is the fused VFMADD), then the canonical NaN
-/// and `.sat` (SEMANTICS §4). With `.ftz` tininess is decided with an unbounded exponent, which
-/// is not IEEE's rule, so those spellings keep the f64 lanes.
+/// the direction encoded in the instruction ([`super::lanes::embedded_rounding`]; `fma` is the
+/// fused VFMADD), then the canonical NaN and `.sat` (SEMANTICS §4). With `.ftz` tininess is
+/// decided with an unbounded exponent, which is not IEEE's rule, so those spellings keep the f64
+/// lanes.
 #[cfg(target_feature = "avx512f")]
 mod embedded {
     use std::arch::x86_64::{
         __m512, _mm512_add_round_ps, _mm512_fmadd_round_ps, _mm512_mul_round_ps, _mm512_sub_round_ps,
-        _MM_FROUND_NO_EXC, _MM_FROUND_TO_NEAREST_INT, _MM_FROUND_TO_NEG_INF, _MM_FROUND_TO_POS_INF, _MM_FROUND_TO_ZERO,
     };
 
     use wide::{f32x16, u32x16};
 
+    use super::super::lanes::by_embedded_rounding;
     use super::{map, nan_and_sat, F32Kernel, N};
     use crate::ptx::{Instr, Opcode};
     use crate::round::Rounding;
 
     pub(super) fn select(op: Opcode, rounding: Rounding) -> F32Kernel {
-        const RN: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-        const RZ: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
-        const RM: i32 = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
-        const RP: i32 = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
-        macro_rules! by_direction {
-            ($f:ident) => {
-                match rounding {
-                    Rounding::Rn => $f::<RN>,
-                    Rounding::Rz => $f::<RZ>,
-                    Rounding::Rm => $f::<RM>,
-                    Rounding::Rp => $f::<RP>,
-                }
-            };
-        }
         match op {
-            Opcode::Add => by_direction!(add),
-            Opcode::Sub => by_direction!(sub),
-            Opcode::Mul => by_direction!(mul),
-            _ => by_direction!(fma),
+            Opcode::Add => by_embedded_rounding!(rounding, add),
+            Opcode::Sub => by_embedded_rounding!(rounding, sub),
+            Opcode::Mul => by_embedded_rounding!(rounding, mul),
+            _ => by_embedded_rounding!(rounding, fma),
         }
     }
 
+    /// `dst[i] = op(srcs[0][i], …)`, then [`nan_and_sat`], sixteen lanes at a time.
     #[inline(always)]
-    fn values(group: [u32; N]) -> __m512 {
-        f32x16::from_bits(u32x16::new(group)).into()
+    fn eval<const K: usize>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32], op: impl Fn([__m512; K]) -> __m512) {
+        let sat = instr.modifiers().sat;
+        map::<u32, N, K>(srcs, dst, |group| {
+            let r = op(group.map(|g| f32x16::from_bits(u32x16::new(g)).into()));
+            nan_and_sat(f32x16::from(r).to_bits(), sat)
+        });
     }
 
-    #[inline(always)]
-    fn finish(r: __m512, sat: bool) -> [u32; N] {
-        nan_and_sat(f32x16::from(r).to_bits(), sat)
-    }
+    // SAFETY (the four intrinsics below): this module is compiled only with AVX-512F enabled,
+    // and the intrinsics only compute.
 
     fn add<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
-        let sat = instr.modifiers().sat;
-        map::<u32, N, 2>(srcs, dst, |[a, b]| {
-            // SAFETY: this module is compiled only with AVX-512F enabled; the intrinsic computes.
-            finish(unsafe { _mm512_add_round_ps::<R>(values(a), values(b)) }, sat)
-        });
+        eval(instr, srcs, dst, |[a, b]| unsafe { _mm512_add_round_ps::<R>(a, b) });
     }
 
     fn sub<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
-        let sat = instr.modifiers().sat;
-        map::<u32, N, 2>(srcs, dst, |[a, b]| {
-            // SAFETY: as in `add`.
-            finish(unsafe { _mm512_sub_round_ps::<R>(values(a), values(b)) }, sat)
-        });
+        eval(instr, srcs, dst, |[a, b]| unsafe { _mm512_sub_round_ps::<R>(a, b) });
     }
 
     fn mul<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
-        let sat = instr.modifiers().sat;
-        map::<u32, N, 2>(srcs, dst, |[a, b]| {
-            // SAFETY: as in `add`.
-            finish(unsafe { _mm512_mul_round_ps::<R>(values(a), values(b)) }, sat)
-        });
+        eval(instr, srcs, dst, |[a, b]| unsafe { _mm512_mul_round_ps::<R>(a, b) });
     }
 
     fn fma<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
-        let sat = instr.modifiers().sat;
-        map::<u32, N, 3>(srcs, dst, |[a, b, c]| {
-            // SAFETY: as in `add`.
-            finish(unsafe { _mm512_fmadd_round_ps::<R>(values(a), values(b), values(c)) }, sat)
-        });
+        eval(instr, srcs, dst, |[a, b, c]| unsafe { _mm512_fmadd_round_ps::<R>(a, b, c) });
     }
 }

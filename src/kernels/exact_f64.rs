@@ -3,9 +3,8 @@
 //!
 //! f64 has no `.ftz` or `.sat` in PTX and its subnormals are IEEE's, so the scalar definition
 //! is the IEEE operation with NVIDIA's NaN rule. AVX-512 computes the IEEE operation with the
-//! rounding direction encoded in the instruction itself (EVEX embedded rounding, exceptions
-//! suppressed): the direction overrides MXCSR.RC for that one instruction, and nothing reads
-//! or writes the host floating-point environment. `fma` is the fused VFMADD. The NaN rule is
+//! rounding direction encoded in the instruction itself
+//! ([`super::lanes::embedded_rounding`]). `fma` is the fused VFMADD. The NaN rule is
 //! applied afterwards from the operands, as [`crate::nan`] defines it: a NaN operand gives the
 //! first NaN in operand order, quieted (a NaN `b` of `sub` keeps its sign); otherwise a NaN
 //! result is an invalid operation's, the canonical NaN.
@@ -14,17 +13,15 @@
 //! instructions run the scalar definition in parallel, with the same results.
 
 use std::arch::x86_64::{
-    __m512d, _mm512_add_round_pd, _mm512_fmadd_round_pd, _mm512_mul_round_pd, _mm512_sub_round_pd, _MM_FROUND_NO_EXC,
-    _MM_FROUND_TO_NEAREST_INT, _MM_FROUND_TO_NEG_INF, _MM_FROUND_TO_POS_INF, _MM_FROUND_TO_ZERO,
+    __m512d, _mm512_add_round_pd, _mm512_fmadd_round_pd, _mm512_mul_round_pd, _mm512_sub_round_pd,
 };
 
 use wide::{f64x8, u64x8};
 
-use super::lanes::map;
+use super::lanes::{by_embedded_rounding, map};
 use super::Kernel;
 use crate::format::Format;
 use crate::ptx::{Instr, Mode, Opcode};
-use crate::round::Rounding;
 
 const F64: Format = Format::F64;
 
@@ -33,25 +30,11 @@ pub(super) fn select(instr: &Instr) -> Option<Kernel> {
     if instr.ty() != crate::Type::F64 || !matches!(instr.mode(), Mode::Default | Mode::Round(_)) {
         return None;
     }
-    const RN: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-    const RZ: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
-    const RM: i32 = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
-    const RP: i32 = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
-    macro_rules! by_direction {
-        ($f:ident) => {
-            match instr.rounding() {
-                Rounding::Rn => $f::<RN>,
-                Rounding::Rz => $f::<RZ>,
-                Rounding::Rm => $f::<RM>,
-                Rounding::Rp => $f::<RP>,
-            }
-        };
-    }
     Some(Kernel::W64(match instr.opcode() {
-        Opcode::Add => by_direction!(add),
-        Opcode::Sub => by_direction!(sub),
-        Opcode::Mul => by_direction!(mul),
-        Opcode::Fma | Opcode::Mad => by_direction!(fma),
+        Opcode::Add => by_embedded_rounding!(instr.rounding(), add),
+        Opcode::Sub => by_embedded_rounding!(instr.rounding(), sub),
+        Opcode::Mul => by_embedded_rounding!(instr.rounding(), mul),
+        Opcode::Fma | Opcode::Mad => by_embedded_rounding!(instr.rounding(), fma),
         _ => return None,
     }))
 }
@@ -75,41 +58,30 @@ fn with_nan_rule<const K: usize>(ops: [u64x8; K], r: f64x8) -> [u64; N] {
     first_nan.to_array()
 }
 
-/// The operand groups as vectors: their words and their values.
+/// `dst[i] = op(srcs[0][i], …)` with the NaN rule, eight lanes at a time.
 #[inline(always)]
-fn load<const K: usize>(group: [[u64; N]; K]) -> ([u64x8; K], [__m512d; K]) {
-    let words = group.map(u64x8::new);
-    (words, words.map(|w| f64x8::from_bits(w).into()))
+fn eval<const K: usize>(srcs: &[&[u64]], dst: &mut [u64], op: impl Fn([__m512d; K]) -> __m512d) {
+    map::<u64, N, K>(srcs, dst, |group| {
+        let words = group.map(u64x8::new);
+        with_nan_rule(words, op(words.map(|w| f64x8::from_bits(w).into())).into())
+    });
 }
 
+// SAFETY (the four intrinsics below): this module is compiled only with AVX-512F enabled, and
+// the intrinsics only compute.
+
 fn add<const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-    map::<u64, N, 2>(srcs, dst, |group| {
-        let (words, [a, b]) = load(group);
-        // SAFETY: this module is compiled only with AVX-512F enabled; the intrinsic computes.
-        with_nan_rule(words, unsafe { _mm512_add_round_pd::<R>(a, b) }.into())
-    });
+    eval(srcs, dst, |[a, b]| unsafe { _mm512_add_round_pd::<R>(a, b) });
 }
 
 fn sub<const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-    map::<u64, N, 2>(srcs, dst, |group| {
-        let (words, [a, b]) = load(group);
-        // SAFETY: as in `add`.
-        with_nan_rule(words, unsafe { _mm512_sub_round_pd::<R>(a, b) }.into())
-    });
+    eval(srcs, dst, |[a, b]| unsafe { _mm512_sub_round_pd::<R>(a, b) });
 }
 
 fn mul<const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-    map::<u64, N, 2>(srcs, dst, |group| {
-        let (words, [a, b]) = load(group);
-        // SAFETY: as in `add`.
-        with_nan_rule(words, unsafe { _mm512_mul_round_pd::<R>(a, b) }.into())
-    });
+    eval(srcs, dst, |[a, b]| unsafe { _mm512_mul_round_pd::<R>(a, b) });
 }
 
 fn fma<const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-    map::<u64, N, 3>(srcs, dst, |group| {
-        let (words, [a, b, c]) = load(group);
-        // SAFETY: as in `add`.
-        with_nan_rule(words, unsafe { _mm512_fmadd_round_pd::<R>(a, b, c) }.into())
-    });
+    eval(srcs, dst, |[a, b, c]| unsafe { _mm512_fmadd_round_pd::<R>(a, b, c) });
 }

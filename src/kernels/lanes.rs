@@ -35,6 +35,38 @@ macro_rules! dir {
 }
 dir!(Rn, Rz, Rm, Rp);
 
+/// The AVX-512 embedded-rounding immediates (direction, exceptions suppressed) of the
+/// `_mm512_*_round_*` intrinsics, one per PTX direction. The direction is part of the
+/// instruction: it overrides MXCSR.RC for that instruction alone, and nothing reads or writes
+/// the host floating-point environment.
+#[cfg(target_feature = "avx512f")]
+pub(super) mod embedded_rounding {
+    use std::arch::x86_64::{
+        _MM_FROUND_NO_EXC, _MM_FROUND_TO_NEAREST_INT, _MM_FROUND_TO_NEG_INF, _MM_FROUND_TO_POS_INF, _MM_FROUND_TO_ZERO,
+    };
+
+    pub const RN: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    pub const RZ: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+    pub const RM: i32 = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
+    pub const RP: i32 = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
+}
+
+/// `$f::<IMM>`, IMM the [`embedded_rounding`] immediate of the [`Rounding`] `$rounding`.
+#[cfg(target_feature = "avx512f")]
+macro_rules! by_embedded_rounding {
+    ($rounding:expr, $f:ident) => {{
+        use $crate::kernels::lanes::embedded_rounding::{RM, RN, RP, RZ};
+        match $rounding {
+            $crate::round::Rounding::Rn => $f::<RN>,
+            $crate::round::Rounding::Rz => $f::<RZ>,
+            $crate::round::Rounding::Rm => $f::<RM>,
+            $crate::round::Rounding::Rp => $f::<RP>,
+        }
+    }};
+}
+#[cfg(target_feature = "avx512f")]
+pub(super) use by_embedded_rounding;
+
 /// A vector of W-format floats, with its bits as unsigned integer lanes (`Bits`). Masks are
 /// lanes of all ones (true) or zeros (false).
 pub(super) trait Lanes: Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> {

@@ -345,6 +345,12 @@ fn scale_up_24(x: U) -> U {
     (x & SIGN) | eq(frac, 0).bitselect(U::ZERO, f - (125 << 23))
 }
 
+/// Lanes with 2^126 < |x| ≤ +Inf.
+#[inline(always)]
+fn huge(x: U) -> U {
+    ((x & 0x7FFF_FFFFu32) - 0x7E80_0001u32).simd_lt(splat(0x0100_0000))
+}
+
 /// Lanes with |x| < FLT_MIN: the zeros and subnormals.
 #[inline(always)]
 fn tiny(x: U) -> U {
@@ -373,9 +379,7 @@ fn below_flt_min_rn<const SQUARE: bool>(r: U, k: i32) -> U {
 /// into the subnormal range.
 #[inline(always)]
 fn rcp_approx(l: &Luts, x: U) -> U {
-    let tiny = tiny(x);
-    // 2^126 < |x| ≤ +Inf
-    let huge = ((x & 0x7FFF_FFFFu32) - 0x7E80_0001u32).simd_lt(splat(0x0100_0000));
+    let (tiny, huge) = (tiny(x), huge(x));
     let r = rcp(l, tiny.bitselect(scale_up_24(x), huge.bitselect(scale_down(x, 2), x)));
     let quarter = below_flt_min_rn::<false>(r & 0x7FFF_FFFFu32, -2) | (r & SIGN);
     tiny.bitselect(fmul(r, 16_777_216.0), huge.bitselect(quarter, r))
@@ -430,16 +434,16 @@ fn div<const FULL: bool, const FTZ: bool>(_: &Instr, srcs: &[&[u32]], dst: &mut 
     let fmul = |a: U, b: U| U::new(mul_lanes::<Rn, FTZ>(a.to_array(), b.to_array(), false));
     map::<u32, 16, 2>(srcs, dst, |[a, b]| {
         let (mut a, mut b) = (U::new(a), U::new(b));
-        let magnitude = b & 0x7FFF_FFFFu32;
+        // Where `lanes` hold, both operands times `factor`.
+        let scale = |lanes: U, factor: U, (a, b): (U, U)| {
+            (lanes.bitselect(fmul(a, factor), a), lanes.bitselect(fmul(b, factor), b))
+        };
+        let (huge, tiny) = (huge(b), tiny(b));
         if FULL {
-            let huge = (magnitude - 0x7E80_0001u32).simd_lt(splat(0x0100_0000));
-            let quarter = splat(0x3E80_0000);
-            (a, b) = (huge.bitselect(fmul(a, quarter), a), huge.bitselect(fmul(b, quarter), b));
+            (a, b) = scale(huge, splat(0x3E80_0000), (a, b));
         }
         if !FTZ {
-            let below = magnitude.simd_lt(splat(0x80_0000));
-            let two_24 = splat(0x4B80_0000);
-            (a, b) = (below.bitselect(fmul(a, two_24), a), below.bitselect(fmul(b, two_24), b));
+            (a, b) = scale(tiny, splat(0x4B80_0000), (a, b));
         }
         fmul(rcp(l, b), a).to_array()
     });

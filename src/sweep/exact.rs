@@ -167,7 +167,10 @@ const RSQRT_ERROR: f64 = 1.0 / (1u64 << 51) as f64;
 /// exactly for the inputs where `value·(1 − 4e)` and `value·(1 + 4e)` round to different f32
 /// values, e being the path's error bound (module documentation; e = [`VALUE_REL_ERROR`] for
 /// Ex2, Lg2, Sin and Cos).
-pub fn f32_block(f: MathFn, x: &[u32], value: &mut [f64], rounded: &mut [u32]) {
+///
+/// With `ftz` subnormal inputs are read as zeros of their sign and subnormal results written
+/// as zeros of their sign (`value` is then the exact value at the flushed input).
+pub fn f32_block(f: MathFn, ftz: bool, x: &[u32], value: &mut [f64], rounded: &mut [u32]) {
     assert!(x.len() == value.len() && x.len() == rounded.len(), "f32_block: slice lengths differ");
     fn each(f: fn(f64) -> f64) -> impl Fn(f64x8) -> (f64x8, bool) {
         move |v| (f64x8::new(v.to_array().map(f)), false)
@@ -175,24 +178,34 @@ pub fn f32_block(f: MathFn, x: &[u32], value: &mut [f64], rounded: &mut [u32]) {
     // Rcp and Sqrt round correctly by themselves (IEEE f32 division and square root would be
     // their correctly rounded f32 functions).
     match f {
-        MathFn::Rcp => blocks(x, value, rounded, |v| (f64x8::ONE / v, true), (CR_ERROR, |v| 1.0 / v)),
-        MathFn::Sqrt => blocks(x, value, rounded, |v| (v.sqrt(), true), (CR_ERROR, f32::sqrt)),
+        MathFn::Rcp => blocks(x, ftz, value, rounded, |v| (f64x8::ONE / v, true), (CR_ERROR, |v| 1.0 / v)),
+        MathFn::Sqrt => blocks(x, ftz, value, rounded, |v| (v.sqrt(), true), (CR_ERROR, f32::sqrt)),
         MathFn::Rsqrt => {
-            blocks(x, value, rounded, |v| (f64x8::ONE / v.sqrt(), false), (RSQRT_ERROR, core_math::rsqrtf))
+            blocks(x, ftz, value, rounded, |v| (f64x8::ONE / v.sqrt(), false), (RSQRT_ERROR, core_math::rsqrtf))
         }
-        MathFn::Ex2 => blocks(x, value, rounded, ex2_lanes, (VALUE_REL_ERROR, core_math::exp2f)),
-        MathFn::Lg2 => blocks(x, value, rounded, lg2_lanes, (VALUE_REL_ERROR, core_math::log2f)),
-        MathFn::Sin => blocks(x, value, rounded, trig::sin_lanes, (VALUE_REL_ERROR, core_math::sinf)),
-        MathFn::Cos => blocks(x, value, rounded, trig::cos_lanes, (VALUE_REL_ERROR, core_math::cosf)),
-        MathFn::Tanh => blocks(x, value, rounded, each(core_math::tanh), (CR_ERROR, core_math::tanhf)),
+        MathFn::Ex2 => blocks(x, ftz, value, rounded, ex2_lanes, (VALUE_REL_ERROR, core_math::exp2f)),
+        MathFn::Lg2 => blocks(x, ftz, value, rounded, lg2_lanes, (VALUE_REL_ERROR, core_math::log2f)),
+        MathFn::Sin => blocks(x, ftz, value, rounded, trig::sin_lanes, (VALUE_REL_ERROR, core_math::sinf)),
+        MathFn::Cos => blocks(x, ftz, value, rounded, trig::cos_lanes, (VALUE_REL_ERROR, core_math::cosf)),
+        MathFn::Tanh => blocks(x, ftz, value, rounded, each(core_math::tanh), (CR_ERROR, core_math::tanhf)),
         // The fallback doubles x in f32, which overflows only for |x| ≥ 2^127; the check never
         // sends |x| ≥ 2^22 there, since 2x is then an integer and the value an exact ±0 or ±1.
-        MathFn::SinTurns => {
-            blocks(x, value, rounded, each(|v| core_math::sinpi(2.0 * v)), (CR_ERROR, |v| core_math::sinpif(2.0 * v)))
-        }
-        MathFn::CosTurns => {
-            blocks(x, value, rounded, each(|v| core_math::cospi(2.0 * v)), (CR_ERROR, |v| core_math::cospif(2.0 * v)))
-        }
+        MathFn::SinTurns => blocks(
+            x,
+            ftz,
+            value,
+            rounded,
+            each(|v| core_math::sinpi(2.0 * v)),
+            (CR_ERROR, |v| core_math::sinpif(2.0 * v)),
+        ),
+        MathFn::CosTurns => blocks(
+            x,
+            ftz,
+            value,
+            rounded,
+            each(|v| core_math::cospi(2.0 * v)),
+            (CR_ERROR, |v| core_math::cospif(2.0 * v)),
+        ),
     }
 }
 
@@ -202,20 +215,22 @@ pub fn f32_block(f: MathFn, x: &[u32], value: &mut [f64], rounded: &mut [u32]) {
 /// `value` is the correctly rounded f64 result (CORE-MATH, or one IEEE operation for Rcp and
 /// Sqrt), and `rounded` its rounding to `fmt`, which is the correct rounding of the exact
 /// result (module documentation, "Ties"). A NaN result is written as 0x7E00 (f16) or 0x7FC0
-/// (bf16).
+/// (bf16). `ftz` flushes subnormal inputs and results as in [`f32_block`].
 ///
 /// # Panics
 ///
 /// If the slice lengths differ, if `fmt` is not a 16-bit format, or if the f64 value of an
 /// inexact result is exactly a rounding boundary, which the tests show never happens.
-pub fn half_block(f: MathFn, fmt: Format, x: &[u16], value: &mut [f64], rounded: &mut [u16]) {
+pub fn half_block(f: MathFn, fmt: Format, ftz: bool, x: &[u16], value: &mut [f64], rounded: &mut [u16]) {
     assert!(x.len() == value.len() && x.len() == rounded.len(), "half_block: slice lengths differ");
     let nan = match fmt {
         Format::F16 => 0x7E00,
         Format::BF16 => 0x7FC0,
         _ => panic!("half_block: {fmt:?} is not a 16-bit format"),
     };
+    let flush = |bits: u16| if ftz && bits as u64 & fmt.exp_mask() == 0 { bits & fmt.sign_bit() as u16 } else { bits };
     for ((&bits, v), r) in x.iter().zip(value.iter_mut()).zip(rounded.iter_mut()) {
+        let bits = flush(bits);
         let input = fmt.to_f64(bits as u64);
         *v = f.f64_cr(input);
         *r = match nearest_half(fmt, *v) {
@@ -235,6 +250,7 @@ pub fn half_block(f: MathFn, fmt: Format, x: &[u16], value: &mut [f64], rounded:
                 r
             }
         };
+        *r = flush(*r);
     }
 }
 
@@ -281,27 +297,37 @@ type Check = (f64, fn(f32) -> f32);
 /// different f32 values gets its result from the correctly rounded `cr` instead (module
 /// documentation, "Bracketing").
 #[inline(always)]
-fn blocks(x: &[u32], value: &mut [f64], rounded: &mut [u32], eval: impl Fn(f64x8) -> (f64x8, bool), check: Check) {
+fn blocks(
+    x: &[u32],
+    ftz: bool,
+    value: &mut [f64],
+    rounded: &mut [u32],
+    eval: impl Fn(f64x8) -> (f64x8, bool),
+    check: Check,
+) {
     let full = x.len() - x.len() % 8;
     for ((xs, vs), rs) in
         x[..full].chunks_exact(8).zip(value[..full].chunks_exact_mut(8)).zip(rounded.chunks_exact_mut(8))
     {
-        let (v, r) = group(xs.try_into().unwrap(), &eval, check);
+        let (v, r) = group(xs.try_into().unwrap(), ftz, &eval, check);
         vs.copy_from_slice(&v);
         rs.copy_from_slice(&r);
     }
     if full < x.len() {
         let mut xs = [0u32; 8];
         xs[..x.len() - full].copy_from_slice(&x[full..]);
-        let (v, r) = group(xs, &eval, check);
+        let (v, r) = group(xs, ftz, &eval, check);
         value[full..].copy_from_slice(&v[..x.len() - full]);
         rounded[full..].copy_from_slice(&r[..x.len() - full]);
     }
 }
 
-/// One group of [`blocks`]: the values and the f32 results of 8 inputs.
+/// One group of [`blocks`]: the values and the f32 results of 8 inputs (subnormal inputs and
+/// results flushed with `ftz`).
 #[inline(always)]
-fn group(xs: [u32; 8], eval: &impl Fn(f64x8) -> (f64x8, bool), (e, cr): Check) -> ([f64; 8], [u32; 8]) {
+fn group(xs: [u32; 8], ftz: bool, eval: &impl Fn(f64x8) -> (f64x8, bool), (e, cr): Check) -> ([f64; 8], [u32; 8]) {
+    let flush = u32x8::splat(if ftz { u32::MAX } else { 0 });
+    let xs = flush_f32(u32x8::new(xs), flush).to_array();
     let (v, decided) = eval(f64x8::new(xs.map(|b| f32::from_bits(b) as f64)));
     let out = if decided {
         nearest_f32(v)
@@ -317,7 +343,16 @@ fn group(xs: [u32; 8], eval: &impl Fn(f64x8) -> (f64x8, bool), (e, cr): Check) -
     // NaN lanes become 0x7FC00000, written as bit operations, which compile to one masked
     // blend (`wide`'s byte-wise select does not).
     let nan = (out & u32x8::splat(0x7FFF_FFFF)).simd_gt(u32x8::splat(0x7F80_0000));
-    (v.to_array(), ((nan & u32x8::splat(0x7FC0_0000)) | (!nan & out)).to_array())
+    let out = (nan & u32x8::splat(0x7FC0_0000)) | (!nan & out);
+    (v.to_array(), flush_f32(out, flush).to_array())
+}
+
+/// Subnormal f32 words (exponent field 0) become the zero of their sign in the lanes where
+/// `flush` is all ones.
+#[inline(always)]
+fn flush_f32(w: u32x8, flush: u32x8) -> u32x8 {
+    let subnormal = (w & u32x8::splat(0x7F80_0000)).simd_eq(u32x8::ZERO) & flush;
+    (subnormal & w & u32x8::splat(0x8000_0000)) | (!subnormal & w)
 }
 
 /// The rare groups where some lane's bracket rounds to two f32 values (`lo` ≠ `hi`): those

@@ -301,7 +301,6 @@ impl Sweep {
         let mut rounded = [W::from_u64(0); BLOCK];
         let mut value = vec![0.0f64; BLOCK];
         let mut scratch = stats::Scratch::default();
-        let mut reference_scratch = Vec::new();
         let mut at = start;
         while at < end {
             let len = ((end - at) as usize).min(BLOCK);
@@ -311,15 +310,7 @@ impl Sweep {
             }
             let srcs: Vec<&[W]> = ops.iter().map(|b| &b[..len]).collect();
             self.instr.eval_block(self.target, kernel, &srcs, &mut results[..len]);
-            self.reference.eval_block(
-                self.target,
-                self.ctx.dst,
-                at,
-                &srcs,
-                &mut rounded[..len],
-                &mut value[..len],
-                &mut reference_scratch,
-            )?;
+            self.reference.eval_block(self.target, self.ctx.dst, at, &srcs, &mut rounded[..len], &mut value[..len])?;
             stats.record_block(&self.ctx, &mut scratch, at, &srcs, &results[..len], &rounded[..len], &value[..len]);
             at += len as u64;
         }

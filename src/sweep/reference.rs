@@ -150,8 +150,7 @@ impl Reference {
 
     /// Evaluate inputs `start..start + rounded.len()` (their operands in `inputs`): the
     /// reference's result bits into `rounded` and its value (the exact value for a mathematical
-    /// reference) into `value`. `scratch` is working space the caller keeps between blocks.
-    #[allow(clippy::too_many_arguments)]
+    /// reference) into `value`.
     pub(crate) fn eval_block<W: Word>(
         &self,
         target: Target,
@@ -160,19 +159,10 @@ impl Reference {
         inputs: &[&[W]],
         rounded: &mut [W],
         value: &mut [f64],
-        scratch: &mut Vec<W>,
     ) -> Result<(), String> {
         match &self.kind {
             Kind::Math { f, ftz, sat } => {
-                if *ftz {
-                    scratch.clear();
-                    scratch.extend_from_slice(inputs[0]);
-                    flush_subnormals(fmt, scratch);
-                    math_block(*f, fmt, scratch, rounded, value);
-                    flush_subnormals(fmt, rounded);
-                } else {
-                    math_block(*f, fmt, inputs[0], rounded, value);
-                }
+                math_block(*f, fmt, *ftz, inputs[0], rounded, value);
                 if *sat {
                     for (r, v) in rounded.iter_mut().zip(value.iter_mut()) {
                         let bits;
@@ -199,15 +189,6 @@ impl Reference {
     }
 }
 
-/// Subnormal words (exponent field 0) become the zero of their sign.
-fn flush_subnormals<W: Word>(fmt: Format, words: &mut [W]) {
-    let (sign, exp) = (fmt.sign_bit(), fmt.exp_mask());
-    for w in words {
-        let b = w.to_u64();
-        *w = W::from_u64(if b & exp == 0 { b & sign } else { b });
-    }
-}
-
 /// `.sat` on the rounded result ([`round::saturate`]) and on the exact value alike.
 fn saturate(fmt: Format, bits: u64, value: f64) -> (u64, f64) {
     let clamped = round::saturate(fmt, bits);
@@ -215,16 +196,18 @@ fn saturate(fmt: Format, bits: u64, value: f64) -> (u64, f64) {
     (clamped, value)
 }
 
-/// The correctly rounded function on a block of words of `fmt`.
-fn math_block<W: Word>(f: MathFn, fmt: Format, x: &[W], rounded: &mut [W], value: &mut [f64]) {
+/// The correctly rounded function on a block of words of `fmt`, subnormal inputs and results
+/// flushed to zeros of their sign with `ftz`.
+fn math_block<W: Word>(f: MathFn, fmt: Format, ftz: bool, x: &[W], rounded: &mut [W], value: &mut [f64]) {
     match fmt {
-        Format::F32 => exact::f32_block(f, bytemuck::cast_slice(x), value, bytemuck::cast_slice_mut(rounded)),
+        Format::F32 => exact::f32_block(f, ftz, bytemuck::cast_slice(x), value, bytemuck::cast_slice_mut(rounded)),
         Format::F16 | Format::BF16 => {
-            exact::half_block(f, fmt, bytemuck::cast_slice(x), value, bytemuck::cast_slice_mut(rounded))
+            exact::half_block(f, fmt, ftz, bytemuck::cast_slice(x), value, bytemuck::cast_slice_mut(rounded))
         }
         Format::F64 => {
+            let flush = |b: u64| if ftz && b & fmt.exp_mask() == 0 { b & fmt.sign_bit() } else { b };
             for ((x, r), v) in x.iter().zip(rounded.iter_mut()).zip(value.iter_mut()) {
-                let x = f64::from_bits(x.to_u64());
+                let x = f64::from_bits(flush(x.to_u64()));
                 // Each is correctly rounded in f64: IEEE division and square root, CORE-MATH rsqrt.
                 *v = match f {
                     MathFn::Rcp => 1.0 / x,
@@ -232,7 +215,7 @@ fn math_block<W: Word>(f: MathFn, fmt: Format, x: &[W], rounded: &mut [W], value
                     MathFn::Rsqrt => core_math::rsqrt(x),
                     _ => unreachable!("no f64 reference for {f:?}"),
                 };
-                *r = W::from_u64(v.to_bits());
+                *r = W::from_u64(flush(v.to_bits()));
             }
         }
     }

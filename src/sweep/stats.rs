@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use super::bound::Clause;
 use super::domain::ordinal;
 use super::plot::Metric;
-use super::summary::{distance, errors_of, summarize};
+use super::summary::{distance, errors_of, first_reaching, summarize};
 use crate::batch::Word;
 use crate::format::Format;
 
@@ -312,13 +312,19 @@ impl Stats {
             expected: expected[i].to_u64(),
             error,
         };
-        // The first input reaching the block's maximum of `metric`, offered to `slot`.
+        // The first input reaching the block's maximum of `metric`, offered to `slot` (and
+        // looked for only where it may win).
         let offer_max = |slot: &mut Option<Case>, metric: Metric| {
-            let (max, i) = match metric {
-                Metric::Ulp => (max_ulp as f64, sum.at_ulp),
+            let (max, at) = match metric {
+                Metric::Ulp => (max_ulp as f64, Some(sum.at_ulp)),
                 Metric::Absolute => (max_abs, sum.at_abs),
                 Metric::Relative => (max_rel, sum.at_rel),
             };
+            if slot.as_ref().is_some_and(|w| max < w.error) {
+                return;
+            }
+            let i =
+                at.unwrap_or_else(|| first_reaching(dst, results[0].to_u64(), value, metric == Metric::Relative, max));
             offer(slot, max, start + i as u64, |e| case(i, e));
         };
         if max_ulp > 0 {
@@ -617,6 +623,79 @@ mod tests {
                         block_equals_single(&ctx, trial, &w(&inputs), &w(&results), &w(&expected), &value);
                     }
                 }
+            }
+        }
+    }
+
+    /// Constant blocks (one result throughout, equal to the expected one), recorded one after
+    /// another into the same statistics, equal input-by-input recording: at infinities, at
+    /// zeros of both signs, at ±1 and ±1.5 with exact values on both sides, repeated (ties) and
+    /// in every order, and with values beyond [c/2, 2c] (no longer summarised from the
+    /// extremes); in f32, f16 and bf16, with clauses of every metric.
+    #[test]
+    fn constant_blocks_equal_per_input_recording() {
+        let mut next = xorshift(0xC0B5_7A47_0000_0001);
+        let clauses = vec![
+            Clause { region: Region::All, metric: Metric::Ulp, limit: 1.0 },
+            Clause { region: Region::All, metric: Metric::Absolute, limit: 1e-9 },
+            Clause { region: Region::All, metric: Metric::Relative, limit: 1e-9 },
+        ];
+        for fmt in [Format::F32, Format::F16, Format::BF16] {
+            let span = (ordinal(fmt, fmt.inf(true)), ordinal(fmt, fmt.inf(false)));
+            let ctx = Context::new(fmt, fmt, false, clauses.clone(), span);
+            let (mut blocks, mut single) = (Stats::new(&ctx), Stats::new(&ctx));
+            let mut scratch = Scratch::default();
+            let mut start = 0u64;
+            for trial in 0..60u64 {
+                let n = [4096, 1000, 17, 5, 4096][trial as usize % 5];
+                let one = fmt.to_f64(fmt.one());
+                let (c, centre) = match trial % 6 {
+                    0 => (fmt.inf(trial % 12 == 0), 1e300),
+                    1 => (fmt.zero(trial % 12 == 1), 0.0),
+                    2 => (fmt.one(), one),
+                    3 => (fmt.one() | fmt.sign_bit(), -one),
+                    4 => (fmt.one() + (1 << (fmt.frac_bits() - 1)), 1.5),
+                    _ => (fmt.one() | fmt.sign_bit(), -one),
+                };
+                // Few distinct values (ties at the extremes) or many; spread within a few
+                // units of the result, or (every sixth trial) past half or twice it.
+                let distinct = if trial % 2 == 0 { 7 } else { 1 << 20 };
+                let spread = if trial % 6 == 5 { 0.7 } else { 2f64.powi(-24) };
+                let value: Vec<f64> = (0..n)
+                    .map(|i| {
+                        let k = match trial % 3 {
+                            0 => next() % distinct,
+                            1 => i as u64 % distinct,
+                            _ => (n - i) as u64 % distinct,
+                        };
+                        let t = (k as f64 / distinct as f64 - 0.5) * 2.0 * spread;
+                        match trial % 6 {
+                            // Tiny values of both signs and exact zeros under a zero result.
+                            1 if k % 3 == 0 => 0.0,
+                            1 => t * 1e-30,
+                            _ => centre * (1.0 + t),
+                        }
+                    })
+                    .collect();
+                let inputs: Vec<u64> = (0..n as u64).map(|i| (start + i) & 0x7FFF).collect();
+                let words = vec![c; n];
+                match fmt {
+                    Format::F32 => {
+                        let w = |v: &[u64]| v.iter().map(|&b| b as u32).collect::<Vec<u32>>();
+                        let (x, r) = (w(&inputs), w(&words));
+                        blocks.record_block(&ctx, &mut scratch, start, &[&x], &r, &r, &value);
+                    }
+                    _ => {
+                        let w = |v: &[u64]| v.iter().map(|&b| b as u16).collect::<Vec<u16>>();
+                        let (x, r) = (w(&inputs), w(&words));
+                        blocks.record_block(&ctx, &mut scratch, start, &[&x], &r, &r, &value);
+                    }
+                }
+                for i in 0..n {
+                    single.record(&ctx, start + i as u64, &[inputs[i]], c, c, value[i]);
+                }
+                start += n as u64;
+                assert_eq!(blocks, single, "{fmt:?}, after trial {trial}");
             }
         }
     }

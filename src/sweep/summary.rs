@@ -15,6 +15,12 @@
 //! values outside [2^-1000, 2^1000], where the approximate reciprocal may overflow, underflow
 //! or be NaN, divide everywhere. Either way the maximum is an exactly rounded quotient, so the
 //! result does not depend on the build.
+//!
+//! Most blocks of a sweep over every input hold one result throughout, equal to the expected
+//! one: overflow to infinity, underflow to zero, results at 1. [`constant_errors`] summarises
+//! those from the result and the block's smallest and largest exact value alone, and leaves
+//! the inputs reaching the maxima to [`first_reaching`], needed only when a block's maximum
+//! may be a worst case of the sweep.
 
 use wide::{f64x8, i32x16, u32x16};
 
@@ -50,9 +56,11 @@ pub(super) struct Summary {
     /// Counts of the distances −2, −1, +1, +2.
     pub near: [u64; 4],
     pub max_abs: f64,
-    pub at_abs: usize,
+    /// `None` where the block is not scanned input by input (a constant block): then the
+    /// first input reaching the maximum is [`first_reaching`]'s.
+    pub at_abs: Option<usize>,
     pub max_rel: f64,
-    pub at_rel: usize,
+    pub at_rel: Option<usize>,
 }
 
 /// The signed distance from `expected` to `result` in representable values of `dst`
@@ -89,6 +97,28 @@ pub(super) fn summarize<W: Word>(
     v: &[f64],
     q: &mut Vec<f64>,
 ) -> Summary {
+    if W::BITS <= 32 {
+        if let Some((max_abs, max_rel)) = constant_errors(dst, r, e, v) {
+            let (kmin, kmax, emin, emax) = operand_range(src, x);
+            return Summary {
+                kmin,
+                kmax,
+                emin,
+                emax,
+                irregular: false,
+                nan_pairs: 0,
+                mismatches: 0,
+                specials: 0,
+                max_ulp: 0,
+                at_ulp: 0,
+                near: [0; 4],
+                max_abs,
+                at_abs: None,
+                max_rel,
+                at_rel: None,
+            };
+        }
+    }
     match dst {
         _ if W::BITS > 32 => one_by_one(src, dst, bitwise, x, r, e, v),
         Format::F32 => lanes::<W, F32>(src, dst, bitwise, x, r, e, v, q),
@@ -113,9 +143,9 @@ fn one_by_one<W: Word>(src: Format, dst: Format, bitwise: bool, x: &[W], r: &[W]
         at_ulp: 0,
         near: [0; 4],
         max_abs: 0.0,
-        at_abs: 0,
+        at_abs: Some(0),
         max_rel: 0.0,
-        at_rel: 0,
+        at_rel: Some(0),
     };
     for i in 0..r.len() {
         let b = x[i].to_u64();
@@ -145,13 +175,135 @@ fn one_by_one<W: Word>(src: Format, dst: Format, bitwise: bool, x: &[W], r: &[W]
         }
         let (abs, rel) = errors_of(dst.to_f64(ri), v[i], ri == ei);
         if abs > s.max_abs {
-            (s.max_abs, s.at_abs) = (abs, i);
+            (s.max_abs, s.at_abs) = (abs, Some(i));
         }
         if rel > s.max_rel {
-            (s.max_rel, s.at_rel) = (rel, i);
+            (s.max_rel, s.at_rel) = (rel, Some(i));
         }
     }
     s
+}
+
+/// The largest absolute and relative errors ([`errors_of`]) of a block whose results and
+/// expected results are all one word c, not a NaN, against exact values `v`; `None` for any
+/// other block and where the argument below does not apply.
+///
+/// With c infinite every error is 0. With c = ±0 and finite values the absolute error is |v|
+/// and the relative error 1 (0 where v = 0). With c finite and nonzero and every v between
+/// c/2 and 2c, fl(c − v) = c − v exactly (Sterbenz), so as v grows the absolute error falls
+/// until v reaches c and then rises, and so does the relative error (|c|/|v| − 1 below |c|,
+/// 1 − |c|/|v| above; rounding is monotone): both maxima are at the smallest or the largest
+/// value of the block.
+fn constant_errors<W: Word>(dst: Format, r: &[W], e: &[W], v: &[f64]) -> Option<(f64, f64)> {
+    let c = r.first()?.to_u64();
+    if dst.is_nan(c) {
+        return None;
+    }
+    let word = |w: &W| w.to_u64() as u32;
+    let cw = U::splat(c as u32);
+    let (mut lo, mut hi) = (f64x8::splat(f64::INFINITY), f64x8::splat(f64::NEG_INFINITY));
+    let mut nan = f64x8::ZERO;
+    let full = r.len() - r.len() % LANES;
+    for at in (0..full).step_by(LANES) {
+        let chunk = |s: &[W]| {
+            let s: &[W; LANES] = s[at..at + LANES].try_into().unwrap();
+            U::new(s.map(|w| word(&w)))
+        };
+        if !(chunk(r).simd_eq(cw) & chunk(e).simd_eq(cw)).all() {
+            return None;
+        }
+        for h in [at, at + 8] {
+            let vs: &[f64; 8] = v[h..h + 8].try_into().unwrap();
+            let vs = f64x8::new(*vs);
+            (lo, hi) = (lo.fast_min(vs), hi.fast_max(vs));
+            nan |= vs.is_nan();
+        }
+    }
+    let (mut lo, mut hi) = (
+        lo.to_array().into_iter().fold(f64::INFINITY, f64::min),
+        hi.to_array().into_iter().fold(f64::NEG_INFINITY, f64::max),
+    );
+    for i in full..r.len() {
+        if r[i].to_u64() != c || e[i].to_u64() != c || v[i].is_nan() {
+            return None;
+        }
+        (lo, hi) = (lo.min(v[i]), hi.max(v[i]));
+    }
+    if nan.any() {
+        return None;
+    }
+    let cv = dst.to_f64(c);
+    if cv.is_infinite() {
+        return Some((0.0, 0.0));
+    }
+    if cv == 0.0 {
+        let abs = hi.max(-lo);
+        return (abs < f64::INFINITY).then_some((abs, if abs > 0.0 { 1.0 } else { 0.0 }));
+    }
+    let (low, high) = if cv > 0.0 { (cv / 2.0, cv * 2.0) } else { (cv * 2.0, cv / 2.0) };
+    if lo < low || hi > high {
+        return None;
+    }
+    let ((abs_lo, rel_lo), (abs_hi, rel_hi)) = (errors_of(cv, lo, true), errors_of(cv, hi, true));
+    Some((abs_lo.max(abs_hi), rel_lo.max(rel_hi)))
+}
+
+/// The first input of a constant block (every result and expected result the word `c`, as
+/// [`constant_errors`] requires) whose absolute (`relative` false) or relative error is `max`,
+/// the block's maximum of it.
+///
+/// Lanes are tested eight at a time for a necessary condition, and those passing it are
+/// checked with [`errors_of`]. With c = ±0 the absolute error is |v| and the relative one 1
+/// for v ≠ 0. Otherwise, with C = |c| and V = |v| (V ∈ [C/2, 2C]): the absolute error is
+/// |C − V| exactly, so only V = C ∓ max reach it. A relative error rounding to max has the
+/// exact quotient q ≥ max·(1 − 2^-53), which below C (q = C/V − 1) needs V ≤ C/(1 + max) ·
+/// (1 + 2^-52) and above C (q = 1 − C/V, max ≤ 1/2) needs V ≥ C/(1 − max)·(1 − 2^-53); the
+/// thresholds are widened by 2^-49 (16 f64 units), which covers those factors and the three
+/// roundings of each. Maxima below 2^-1000, where those relative bounds may fail, are looked
+/// for input by input.
+pub(super) fn first_reaching(dst: Format, c: u64, v: &[f64], relative: bool, max: f64) -> usize {
+    let cv = dst.to_f64(c);
+    let reaches = |i: usize| {
+        let (abs, rel) = errors_of(cv, v[i], true);
+        (if relative { rel } else { abs }) == max
+    };
+    // Candidates: |v| ≤ low or |v| ≥ high, or |v| = low or |v| = high (`equal`).
+    let magnitude = cv.abs();
+    let ((low, high), equal) = if max == 0.0 || cv.is_infinite() || (cv != 0.0 && max < TINY) {
+        ((f64::INFINITY, 0.0), false)
+    } else if cv == 0.0 {
+        // Relative: every v ≠ 0 (|v| at least the smallest subnormal).
+        if relative {
+            ((f64::NEG_INFINITY, f64::from_bits(1)), false)
+        } else {
+            ((max, max), true)
+        }
+    } else if relative {
+        let margin = 2f64.powi(-49);
+        ((magnitude / (1.0 + max) * (1.0 + margin), magnitude / (1.0 - max) * (1.0 - margin)), false)
+    } else {
+        ((magnitude - max, magnitude + max), true)
+    };
+    let (low, high) = (f64x8::splat(low), f64x8::splat(high));
+    let candidate = |w: f64x8| -> f64x8 {
+        let w = w.abs();
+        if equal {
+            w.simd_eq(low) | w.simd_eq(high)
+        } else {
+            w.simd_le(low) | w.simd_ge(high)
+        }
+    };
+    let full = v.len() - v.len() % 8;
+    for at in (0..full).step_by(8) {
+        let lanes: &[f64; 8] = v[at..at + 8].try_into().unwrap();
+        let mask = candidate(f64x8::new(*lanes)).to_bitmask();
+        if mask != 0 {
+            if let Some(i) = (at..at + 8).filter(|i| mask >> (i - at) & 1 != 0).find(|&i| reaches(i)) {
+                return i;
+            }
+        }
+    }
+    (full..v.len()).find(|&i| reaches(i)).expect("first_reaching: the maximum is an error of the block")
 }
 
 const LANES: usize = 16;
@@ -446,8 +598,8 @@ fn lanes<W: Word, const F: u8>(
         at_ulp: at_ulp.unwrap_or(0) as usize,
         near: [halves(twos, 0), halves(ones, 0), halves(ones, 16), halves(twos, 16)],
         max_abs,
-        at_abs: at_abs.unwrap_or(0),
+        at_abs: Some(at_abs.unwrap_or(0)),
         max_rel,
-        at_rel,
+        at_rel: Some(at_rel),
     }
 }

@@ -52,7 +52,7 @@
 //! | Rsqrt | f64 `1/sqrt(x)`, 8 lanes (two roundings) | 2^-51 | CORE-MATH |
 //! | Ex2, Lg2 | polynomials, 8 lanes (`ex2_lanes`, `lg2_lanes`) | 2^-45 (proved 2^-47.8, 2^-48.9) | CORE-MATH |
 //! | Sin, Cos | polynomials, 8 lanes (`trig::sin_lanes`); CORE-MATH beyond ±2^24 | 2^-45 (proved 2^-47.8) | CORE-MATH |
-//! | Tanh | CORE-MATH `tanh` | 2^-53 | CORE-MATH |
+//! | Tanh | CORE-MATH `tanh`, 8 lanes (`tanh_lanes`: x for \|x\| < 2^-27, ±1 for \|x\| ≥ 20) | 2^-53 | CORE-MATH |
 //! | SinTurns, CosTurns | CORE-MATH `sinpi(2x)`, `cospi(2x)` (2x is exact) | 2^-53 | CORE-MATH |
 //!
 //! Over all 2^32 f32 inputs the bracketing check sends 1558 inputs of Ex2, 7405 of Lg2, 256 of
@@ -161,9 +161,9 @@ const RSQRT_ERROR: f64 = 1.0 / (1u64 << 51) as f64;
 /// result bits into `rounded`. All three slices have the same length (panic otherwise is OK —
 /// it is an internal API).
 ///
-/// A NaN result is written as 0x7FC00000. Rcp, Sqrt, Rsqrt, Ex2, Lg2, Sin and Cos run in lanes
-/// of 8 (Sin and Cos call CORE-MATH f64 for |x| > 2^24); the others call CORE-MATH f64 per
-/// element. Every path but Rcp and Sqrt takes the result from the CORE-MATH f32 function
+/// A NaN result is written as 0x7FC00000. Rcp, Sqrt, Rsqrt, Ex2, Lg2, Sin, Cos and Tanh run in
+/// lanes of 8 (Sin and Cos call CORE-MATH f64 for |x| > 2^24, Tanh for 2^-27 ≤ |x| < 20); the
+/// others call CORE-MATH f64 per element. Every path but Rcp and Sqrt takes the result from the CORE-MATH f32 function
 /// exactly for the inputs where `value·(1 − 4e)` and `value·(1 + 4e)` round to different f32
 /// values, e being the path's error bound (module documentation; e = [`VALUE_REL_ERROR`] for
 /// Ex2, Lg2, Sin and Cos).
@@ -187,7 +187,7 @@ pub fn f32_block(f: MathFn, ftz: bool, x: &[u32], value: &mut [f64], rounded: &m
         MathFn::Lg2 => blocks(x, ftz, value, rounded, lg2_lanes, (VALUE_REL_ERROR, core_math::log2f)),
         MathFn::Sin => blocks(x, ftz, value, rounded, trig::sin_lanes, (VALUE_REL_ERROR, core_math::sinf)),
         MathFn::Cos => blocks(x, ftz, value, rounded, trig::cos_lanes, (VALUE_REL_ERROR, core_math::cosf)),
-        MathFn::Tanh => blocks(x, ftz, value, rounded, each(core_math::tanh), (CR_ERROR, core_math::tanhf)),
+        MathFn::Tanh => blocks(x, ftz, value, rounded, tanh_lanes, (CR_ERROR, core_math::tanhf)),
         // The fallback doubles x in f32, which overflows only for |x| ≥ 2^127; the check never
         // sends |x| ≥ 2^22 there, since 2x is then an integer and the value an exact ±0 or ±1.
         MathFn::SinTurns => blocks(
@@ -462,6 +462,26 @@ fn ex2_lanes(input: f64x8) -> (f64x8, bool) {
     let s1 = f64x8::from_bits((h - u64x8::ONE) << 52);
     let s2 = f64x8::from_bits((m - h - u64x8::ONE) << 52);
     (input.is_nan().select(input, (p * s1) * s2), false)
+}
+
+/// tanh(x) correctly rounded to f64 for f64 lanes holding f32 values: CORE-MATH's `tanh`,
+/// except where the correctly rounded value is known without it (most f32 inputs):
+/// - |x| < 2^-27: x itself. tanh x lies between x − x³/3 and x, within x²/3 < 2^-55.5 of |x|
+///   relative, less than half the f64 spacing just below |x| (at least 2^-54·|x|).
+/// - |x| ≥ 20 (infinities included): ±1. 1 − tanh|x| = 2/(e^(2|x|) + 1) < 2e^-40 < 2^-56,
+///   less than half the f64 spacing below 1 (2^-54).
+fn tanh_lanes(x: f64x8) -> (f64x8, bool) {
+    let a = x.abs();
+    let tiny = a.simd_lt(f64x8::splat(1.0 / (1u64 << 27) as f64));
+    let large = a.simd_ge(f64x8::splat(20.0));
+    let unit = x.simd_lt(f64x8::ZERO).select(f64x8::splat(-1.0), f64x8::ONE);
+    let known = tiny.select(x, unit);
+    if (tiny | large).all() {
+        return (known, false);
+    }
+    let computed = (tiny | large).to_bitmask();
+    let (x, known) = (x.to_array(), known.to_array());
+    (f64x8::new(std::array::from_fn(|j| if computed >> j & 1 != 0 { known[j] } else { core_math::tanh(x[j]) })), false)
 }
 
 /// 2/(ln 2·(2j + 1)) for j = 0..=9, rounded to f64: log2(z) = s·P(s²) with s = (z − 1)/(z + 1),

@@ -1,5 +1,5 @@
 //! Batch evaluation: one instruction over buffers of operands, in parallel over chunks (rayon),
-//! through a SIMD kernel where [`crate::kernels`] has one and through the scalar definition
+//! through a SIMD kernel where `crate::kernels` has one and through the scalar definition
 //! otherwise. Every kernel is tested bit-identical to the scalar definition, so the result never
 //! depends on the thread count, the SIMD width or the build flags.
 //!

@@ -20,8 +20,13 @@ fn words(instr: &Instr, k: usize, len: usize, seed: u64) -> Vec<u64> {
     (0..len as u64)
         .map(|i| {
             let r = splitmix(seed ^ (i << 8) ^ k as u64);
-            let lane =
-                |r: u64| if r % 5 == 0 { specials[(r >> 8) as usize % specials.len()] } else { r >> 11 & f.mask() };
+            let lane = |r: u64| {
+                if r.is_multiple_of(5) {
+                    specials[(r >> 8) as usize % specials.len()]
+                } else {
+                    r >> 11 & f.mask()
+                }
+            };
             let mut w = 0;
             for l in 0..ty.lanes() {
                 w |= lane(splitmix(r ^ l as u64)) << (l * f.bits());

@@ -52,7 +52,7 @@ fn from_le_bytes(data: &[u8], bytes: usize) -> Vec<u64> {
 fn npy_with_dict(major: u8, dict: &str, data: &[u8]) -> Vec<u8> {
     let len_bytes = if major == 1 { 2 } else { 4 };
     let mut header = dict.to_string();
-    while (8 + len_bytes + header.len() + 1) % 64 != 0 {
+    while !(8 + len_bytes + header.len() + 1).is_multiple_of(64) {
         header.push(' ');
     }
     header.push('\n');

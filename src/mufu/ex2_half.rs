@@ -5,7 +5,7 @@
 //!
 //! Design, both forms: the `.F16`/`.BF16` forms are the same MUFU opcode with one format bit
 //! set (bit 72 / 73, SEMANTICS §1.4), so the model runs the f32 MUFU.EX2 datapath
-//! ([`super::ex2`], the Tesla EX2 table behind the truncating 1.7.23 conversion) on the
+//! ([`super::ex2::ex2`], the Tesla EX2 table behind the truncating 1.7.23 conversion) on the
 //! widened operand and rounds the f32 result to nearest even into the 16-bit format. The
 //! widening is exact (every f16 and bf16 value is an f32), so the only steps are the f32
 //! datapath (≤ 2 ulp of f32, 2^-22 relative) and one rounding to the narrow format (2^-11 /

@@ -20,7 +20,7 @@ const ROUND: i64 = (1 << 17) + 0x7E7;
 ///
 /// **Model, not hardware-verified** \[UNK; SEMANTICS §2.3, §7 item 2\]. Design: the unit reads
 /// 20 fraction bits, fewer than the 23 the f32 RCP table was built for, so the model runs
-/// **the Tesla RCP table and datapath** on them ([`super::rcp`]: idx = the top 7 fraction bits,
+/// **the Tesla RCP table and datapath** on them ([`super::rcp::rcp`]: idx = the top 7 fraction bits,
 /// xl = the next 16 with the low 3 zero) and only changes what is around it: the f64 exponent
 /// arithmetic (biased 2045 − e) and the final rounding, which rounds the same accumulator once
 /// to the 21-bit significand of the 1.11.20 word (`(acc + 2^17 + 0x7E7) >> 18`) instead of to

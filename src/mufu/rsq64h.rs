@@ -17,7 +17,7 @@ const ROUND: i64 = (1 << 18) - 1;
 /// (`rsqrt.approx.f64`), SEMANTICS §1.3.
 ///
 /// **Model, not hardware-verified** \[UNK; SEMANTICS §2.3, §7 item 2\]. Design: as for
-/// [`super::rcp64h`], **the Tesla RSQ table and datapath** ([`super::rsq`]) on the 20 fraction
+/// [`super::rcp64h`], **the Tesla RSQ table and datapath** ([`super::rsq::rsq`]) on the 20 fraction
 /// bits (idx = exponent parity and the top 6 fraction bits, xl = the next 17 with the low 3
 /// zero), with the f64 exponent arithmetic (biased 1022 − ⌊(e − 1023)/2⌋) and one rounding of
 /// the same accumulator to the 21-bit significand (`(acc + 2^18 − 1) >> 19`). An even power of

@@ -26,7 +26,7 @@
 //! format-dependent packing). No result of the table range is subnormal, so the input
 //! pass-through is the only way a subnormal comes out, for every format.
 //!
-//! The table is designed at first use by [`super::sqrt::design_row`] (deterministic; no data
+//! The table is designed at first use by `super::sqrt::design_row` (deterministic; no data
 //! file): each segment's target is tanh at the centre of the 8 inputs that share an xh.
 //! Its error is at most 2^-15.5 relative (binade [2, 4); 2^-17.5 below 1), well inside every
 //! documented bound; the largest errors of the model are the pass-through's (f32) and the

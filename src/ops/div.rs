@@ -22,7 +22,7 @@ pub fn div(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
             let n = (sa as u128) << shift_a;
             let d = (sb as u128) << shift_b;
             let q = n / d;
-            let sticky = (n % d != 0) as u128;
+            let sticky = !n.is_multiple_of(d) as u128;
             let exp = (ea - shift_a as i32) - (eb - shift_b as i32);
             round_pack(fmt, neg, exp, q | sticky, rnd, ftz)
         }

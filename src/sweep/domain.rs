@@ -184,7 +184,7 @@ impl PatternSet {
                 if rng.next() & 1 == 1 {
                     candidate |= f.sign_bit();
                 }
-                if rng.next() % 4 == 0 {
+                if rng.next().is_multiple_of(4) {
                     let &(lo, hi) = &self.intervals[(rng.next() % self.intervals.len() as u64) as usize];
                     candidate = if rng.next() & 1 == 1 { lo } else { hi };
                 }

@@ -244,7 +244,7 @@ impl Stats {
     /// Record inputs `start..start + results.len()`: their operands, the instruction's
     /// results, the reference's results and values. Blocks whose operand 0 stays in one
     /// binade, one plot bucket and one side of every clause's region, and that hold no NaN and
-    /// no disagreement at an infinity, are summarised in one pass ([`summarize`]); the others
+    /// no disagreement at an infinity, are summarised in one pass (`summary::summarize`); the others
     /// input by input.
     #[allow(clippy::too_many_arguments)]
     pub fn record_block<W: Word>(

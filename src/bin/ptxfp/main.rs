@@ -186,10 +186,7 @@ fn bench(json: bool, size: usize, arch: &str, spellings: &[String]) -> Result<()
     let threads = rayon::current_num_threads();
     if !json {
         println!("{size} elements per buffer, {target}, up to {threads} threads");
-        println!(
-            "{:<24} {:>7} {:>16} {:>16} {:>8}  {}",
-            "instr", "threads", "elements/s", "baseline/s", "ratio", "kernel"
-        );
+        println!("{:<24} {:>7} {:>16} {:>16} {:>8}  kernel", "instr", "threads", "elements/s", "baseline/s", "ratio");
     }
     let mut all = Vec::new();
     for i in &instrs {

@@ -700,6 +700,25 @@ mod tests {
         }
     }
 
+    /// A zero result against exact values that are all −0 has error +0, as input by input
+    /// (`Stats` compares −0 and +0 equal, so the bits are checked).
+    #[test]
+    fn constant_zero_blocks_have_positive_zero_errors() {
+        let clauses = vec![
+            Clause { region: Region::All, metric: Metric::Absolute, limit: 1e-9 },
+            Clause { region: Region::All, metric: Metric::Relative, limit: 1e-9 },
+        ];
+        let ctx = Context::new(Format::F32, Format::F32, false, clauses, (-(1 << 31), (1 << 31) - 1));
+        for zero in [0u32, 0x8000_0000] {
+            let mut s = Stats::new(&ctx);
+            let words = [zero; 20];
+            s.record_block(&ctx, &mut Scratch::default(), 0, &[&[0x3F80_0000u32; 20]], &words, &words, &[-0.0; 20]);
+            for case in &s.clauses {
+                assert_eq!(case.as_ref().unwrap().error.to_bits(), 0, "result {zero:#x}: {case:?}");
+            }
+        }
+    }
+
     #[test]
     fn large_distances_fall_in_power_of_two_bins() {
         assert_eq!(distance_key(4095), 4095);

@@ -237,7 +237,8 @@ fn constant_errors<W: Word>(dst: Format, r: &[W], e: &[W], v: &[f64]) -> Option<
         return Some((0.0, 0.0));
     }
     if cv == 0.0 {
-        let abs = hi.max(-lo);
+        // (+0 where every value is −0, as `errors_of` gives.)
+        let abs = hi.max(-lo).abs();
         return (abs < f64::INFINITY).then_some((abs, if abs > 0.0 { 1.0 } else { 0.0 }));
     }
     let (low, high) = if cv > 0.0 { (cv / 2.0, cv * 2.0) } else { (cv * 2.0, cv / 2.0) };

@@ -228,7 +228,7 @@ pub fn half_block(f: MathFn, fmt: Format, ftz: bool, x: &[u16], value: &mut [f64
         Format::BF16 => 0x7FC0,
         _ => panic!("half_block: {fmt:?} is not a 16-bit format"),
     };
-    let flush = |bits: u16| if ftz && bits as u64 & fmt.exp_mask() == 0 { bits & fmt.sign_bit() as u16 } else { bits };
+    let flush = |bits: u16| if ftz { fmt.flush_subnormal(bits as u64) as u16 } else { bits };
     for ((&bits, v), r) in x.iter().zip(value.iter_mut()).zip(rounded.iter_mut()) {
         let bits = flush(bits);
         let input = fmt.to_f64(bits as u64);

@@ -205,7 +205,7 @@ fn math_block<W: Word>(f: MathFn, fmt: Format, ftz: bool, x: &[W], rounded: &mut
             exact::half_block(f, fmt, ftz, bytemuck::cast_slice(x), value, bytemuck::cast_slice_mut(rounded))
         }
         Format::F64 => {
-            let flush = |b: u64| if ftz && b & fmt.exp_mask() == 0 { b & fmt.sign_bit() } else { b };
+            let flush = |b: u64| if ftz { fmt.flush_subnormal(b) } else { b };
             for ((x, r), v) in x.iter().zip(rounded.iter_mut()).zip(value.iter_mut()) {
                 let x = f64::from_bits(flush(x.to_u64()));
                 // Each is correctly rounded in f64: IEEE division and square root, CORE-MATH rsqrt.

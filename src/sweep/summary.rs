@@ -63,6 +63,30 @@ pub(super) struct Summary {
     pub at_rel: Option<usize>,
 }
 
+impl Summary {
+    /// A block of operand range `(kmin, kmax, emin, emax)` without mismatches or errors (also
+    /// the starting point of [`one_by_one`]).
+    fn exact((kmin, kmax, emin, emax): (i64, i64, u64, u64)) -> Summary {
+        Summary {
+            kmin,
+            kmax,
+            emin,
+            emax,
+            irregular: false,
+            nan_pairs: 0,
+            mismatches: 0,
+            specials: 0,
+            max_ulp: 0,
+            at_ulp: 0,
+            near: [0; 4],
+            max_abs: 0.0,
+            at_abs: Some(0),
+            max_rel: 0.0,
+            at_rel: Some(0),
+        }
+    }
+}
+
 /// The signed distance from `expected` to `result` in representable values of `dst`
 /// (saturated to the i64 range).
 #[inline]
@@ -99,24 +123,7 @@ pub(super) fn summarize<W: Word>(
 ) -> Summary {
     if W::BITS <= 32 {
         if let Some((max_abs, max_rel)) = constant_errors(dst, r, e, v) {
-            let (kmin, kmax, emin, emax) = operand_range(src, x);
-            return Summary {
-                kmin,
-                kmax,
-                emin,
-                emax,
-                irregular: false,
-                nan_pairs: 0,
-                mismatches: 0,
-                specials: 0,
-                max_ulp: 0,
-                at_ulp: 0,
-                near: [0; 4],
-                max_abs,
-                at_abs: None,
-                max_rel,
-                at_rel: None,
-            };
+            return Summary { max_abs, at_abs: None, max_rel, at_rel: None, ..Summary::exact(operand_range(src, x)) };
         }
     }
     match dst {
@@ -130,23 +137,7 @@ pub(super) fn summarize<W: Word>(
 
 /// The definition: input by input.
 fn one_by_one<W: Word>(src: Format, dst: Format, bitwise: bool, x: &[W], r: &[W], e: &[W], v: &[f64]) -> Summary {
-    let mut s = Summary {
-        kmin: i64::MAX,
-        kmax: i64::MIN,
-        emin: u64::MAX,
-        emax: 0,
-        irregular: false,
-        nan_pairs: 0,
-        mismatches: 0,
-        specials: 0,
-        max_ulp: 0,
-        at_ulp: 0,
-        near: [0; 4],
-        max_abs: 0.0,
-        at_abs: Some(0),
-        max_rel: 0.0,
-        at_rel: Some(0),
-    };
+    let mut s = Summary::exact((i64::MAX, i64::MIN, u64::MAX, 0));
     for i in 0..r.len() {
         let b = x[i].to_u64();
         let k = ordinal(src, b);

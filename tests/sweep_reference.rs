@@ -15,7 +15,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use ptxfp::sweep::exact::{f32_block, half_block, MathFn, VALUE_REL_ERROR};
+use ptxfp::sweep::exact::{f32_block, f32_constant_run, half_block, MathFn, VALUE_REL_ERROR};
 use ptxfp::Format;
 use rayon::prelude::*;
 
@@ -185,7 +185,114 @@ fn f32_block_lengths_and_tails() {
     }
 }
 
-/// Subnormal words of a format (sign bit `sign`, exponent mask `exp`) become zeros of their sign.
+/// `f32_constant_run`'s promise on the consecutive patterns `x`, through the longest accepted
+/// run from each input on (found by bisection: a part of an accepted run is accepted):
+/// `f32_block` writes one result on it, its values are monotone (rising with the input's
+/// value, so falling along a run of negative inputs), and they do not depend on where the run
+/// stands in a block: its first and last 64 inputs in other groups (shifted by one input, and
+/// the ends alone) get the same values. Returns the number of inputs in accepted runs.
+fn check_constant_runs(f: MathFn, ftz: bool, x: &[u32]) -> u64 {
+    let eval = |x: &[u32]| {
+        let (mut value, mut rounded) = (vec![0.0; x.len()], vec![0; x.len()]);
+        f32_block(f, ftz, x, &mut value, &mut rounded);
+        (value, rounded)
+    };
+    let mut accepted = 0;
+    let mut i = 0;
+    while i < x.len() {
+        if !f32_constant_run(f, ftz, x[i], x[i]) {
+            i += 1;
+            continue;
+        }
+        // x[i..=j] is accepted and x[i..=end] is not (end = len when all of x is).
+        let (mut j, mut end) = (i, x.len());
+        while end - j > 1 {
+            let mid = j + (end - j) / 2;
+            if f32_constant_run(f, ftz, x[i], x[mid]) {
+                j = mid;
+            } else {
+                end = mid;
+            }
+        }
+        let run = &x[i..=j];
+        let (value, rounded) = eval(run);
+        let at = |k: usize| {
+            format!("{f:?} (ftz {ftz}) run {:#010x}..={:#010x} at {:#010x}", run[0], run[run.len() - 1], run[k])
+        };
+        let rising = run[0] >> 31 == 0;
+        for k in 0..run.len() {
+            assert_eq!(rounded[k], rounded[0], "{}: not one result", at(k));
+            if k > 0 {
+                let (a, b) = (value[k - 1], value[k]);
+                assert!(if rising { a <= b } else { a >= b }, "{}: values {a:e}, {b:e} not monotone", at(k));
+            }
+        }
+        let n = run.len();
+        for (from, to) in [(1, n.min(65)), (n.saturating_sub(64).max(1), n)] {
+            let (shifted, _) = eval(&run[from..to]);
+            for k in from..to {
+                assert_eq!(shifted[k - from].to_bits(), value[k].to_bits(), "{}: value depends on the group", at(k));
+            }
+        }
+        for k in [0, run.len() - 1] {
+            assert_eq!(eval(&run[k..=k]).0[0].to_bits(), value[k].to_bits(), "{}: value alone differs", at(k));
+        }
+        accepted += run.len() as u64;
+        i = j + 1;
+    }
+    accepted
+}
+
+/// The runs `f32_constant_run` accepts (2^x: |x| < 2^-26, |x| ≥ 1100; tanh x: |x| ≥ 20) at
+/// the edges of their regions, of the subnormals and of NaN, and at a stride through every
+/// binade; the CI tier checks all 2^32 inputs (`constant_runs_all_inputs`).
+#[test]
+fn constant_runs_sample() {
+    let edges = [0u32, 0x0080_0000, 0x3280_0000, 0x4489_8000, 0x41A0_0000, 0x7F80_0000];
+    for (f, ftz) in [(MathFn::Ex2, false), (MathFn::Ex2, true), (MathFn::Tanh, false)] {
+        let mut accepted = 0;
+        for sign in [0, 0x8000_0000] {
+            for edge in edges {
+                let lo = edge.saturating_sub(3000);
+                accepted += check_constant_runs(
+                    f,
+                    ftz,
+                    &(lo..(edge + 3000).min(0x7FFF_FFFF)).map(|b| b | sign).collect::<Vec<_>>(),
+                );
+            }
+            for binade in 0..256u32 {
+                let base = binade << 23 | sign;
+                accepted += check_constant_runs(f, ftz, &(base..base + 100).collect::<Vec<_>>());
+            }
+        }
+        assert!(accepted > 20_000, "{f:?}: only {accepted} inputs in accepted runs");
+        // Nothing else is accepted.
+        for other in MathFn::ALL.into_iter().filter(|&g| g != MathFn::Ex2 && g != MathFn::Tanh) {
+            assert!(!f32_constant_run(other, ftz, 0, 0x100));
+        }
+    }
+}
+
+/// `check_constant_runs` over all 2^32 inputs in blocks of 2^16, and across the block edges.
+#[test]
+#[ignore = "exhaustive tier: run with --include-ignored"]
+fn constant_runs_all_inputs() {
+    for (f, ftz) in [(MathFn::Ex2, false), (MathFn::Ex2, true), (MathFn::Tanh, false)] {
+        let start = Instant::now();
+        let accepted: u64 = (0..1u32 << 16)
+            .into_par_iter()
+            .map(|block| {
+                let x: Vec<u32> = (block << 16..=(block << 16 | 0xFFFF)).collect();
+                let edge: Vec<u32> = (block << 16 | 0xFFFF..=(block << 16 | 0xFFFF).saturating_add(1)).collect();
+                check_constant_runs(f, ftz, &edge);
+                check_constant_runs(f, ftz, &x)
+            })
+            .sum();
+        eprintln!("{f:?} (ftz {ftz}): {accepted} inputs in constant runs, {:.1} s", start.elapsed().as_secs_f64());
+    }
+}
+
+/// Subnormal words of a format (sign bit `sign`, exponent mask `exp`) become zeros of their sign./// Subnormal words of a format (sign bit `sign`, exponent mask `exp`) become zeros of their sign.
 fn flushed(words: &[u64], sign: u64, exp: u64) -> Vec<u64> {
     words.iter().map(|&w| if w & exp == 0 { w & sign } else { w }).collect()
 }

@@ -209,6 +209,38 @@ pub fn f32_block(f: MathFn, ftz: bool, x: &[u32], value: &mut [f64], rounded: &m
     }
 }
 
+/// Whether [`f32_block`] writes one and the same result for every input of the run of
+/// consecutive f32 inputs `first..=last` (ascending bit patterns), with values monotone along
+/// the run, wherever the run stands in a block: then the run's statistics follow from its two
+/// ends (the sweep's constant runs). Both hold where the value has a closed form:
+/// - Ex2: an input with |x| < 2^-26 (after the flush with `ftz`) has the value
+///   fl(1 + fl(x·ln 2)), which rounds to 1; x ≥ 1100 has +Inf and x ≤ −1100 has +0
+///   ([`ex2_lanes`]: a group of [`GROUP`] such inputs, or NaNs, skips the polynomial, and so
+///   does the last group of a block, padded with zeros). fl(1 + fl(x·ln 2)) is monotone in x,
+///   as IEEE operations are in each operand.
+/// - Tanh: |x| ≥ 20 has the value ±1 ([`tanh_lanes`]).
+///
+/// The run must neither hold a NaN nor change sign; then the magnitudes of its inputs lie
+/// between those of its ends, before and after the flush.
+pub fn f32_constant_run(f: MathFn, ftz: bool, first: u32, last: u32) -> bool {
+    const SIGN: u32 = 0x8000_0000;
+    let nan = |b: u32| b & !SIGN > 0x7F80_0000;
+    if first > last || (first ^ last) & SIGN != 0 || nan(first) || nan(last) {
+        return false;
+    }
+    let magnitude = |b: u32| {
+        let b = if ftz { Format::F32.flush_subnormal(b.into()) as u32 } else { b };
+        f32::from_bits(b & !SIGN)
+    };
+    let (a, b) = (magnitude(first), magnitude(last));
+    let both = |region: fn(f32) -> bool| region(a) && region(b);
+    match f {
+        MathFn::Ex2 => both(|m| m < 1.0 / (1u32 << 26) as f32) || both(|m| m >= 1100.0),
+        MathFn::Tanh => both(|m| m >= 20.0),
+        _ => false,
+    }
+}
+
 /// The same for f16 or bf16 inputs and results (`fmt` is `Format::F16` or `Format::BF16`,
 /// from `crate::format::Format`).
 ///
@@ -305,22 +337,27 @@ fn blocks(
     eval: impl Fn(f64x8) -> (f64x8, bool),
     check: Check,
 ) {
-    let full = x.len() - x.len() % 8;
+    let full = x.len() - x.len() % GROUP;
     for ((xs, vs), rs) in
-        x[..full].chunks_exact(8).zip(value[..full].chunks_exact_mut(8)).zip(rounded.chunks_exact_mut(8))
+        x[..full].chunks_exact(GROUP).zip(value[..full].chunks_exact_mut(GROUP)).zip(rounded.chunks_exact_mut(GROUP))
     {
         let (v, r) = group(xs.try_into().unwrap(), ftz, &eval, check);
         vs.copy_from_slice(&v);
         rs.copy_from_slice(&r);
     }
     if full < x.len() {
-        let mut xs = [0u32; 8];
+        let mut xs = [0u32; GROUP];
         xs[..x.len() - full].copy_from_slice(&x[full..]);
         let (v, r) = group(xs, ftz, &eval, check);
         value[full..].copy_from_slice(&v[..x.len() - full]);
         rounded[full..].copy_from_slice(&r[..x.len() - full]);
     }
 }
+
+/// Inputs per lane group of [`f32_block`]: the groups start at the start of the block, and
+/// the last one is padded with zeros. (Ex2 computes the values of a group with its
+/// polynomial unless every lane can skip it, so a value may depend on its group.)
+pub const GROUP: usize = 8;
 
 /// One group of [`blocks`]: the values and the f32 results of 8 inputs (subnormal inputs and
 /// results flushed with `ftz`).

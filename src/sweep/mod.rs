@@ -24,6 +24,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::batch::Word;
+use crate::format::Format;
 use crate::kernels;
 use crate::ptx::{Instr, Opcode, Target};
 use bound::Bound;
@@ -310,11 +311,39 @@ impl Sweep {
             }
             let srcs: Vec<&[W]> = ops.iter().map(|b| &b[..len]).collect();
             self.instr.eval_block(self.target, kernel, &srcs, &mut results[..len]);
-            self.reference.eval_block(self.target, self.ctx.dst, at, &srcs, &mut rounded[..len], &mut value[..len])?;
-            stats.record_block(&self.ctx, &mut scratch, at, &srcs, &results[..len], &rounded[..len], &value[..len]);
+            if !self.record_constant_run(&mut stats, at, &srcs, &results[..len]) {
+                self.reference.eval_block(
+                    self.target,
+                    self.ctx.dst,
+                    at,
+                    &srcs,
+                    &mut rounded[..len],
+                    &mut value[..len],
+                )?;
+                stats.record_block(&self.ctx, &mut scratch, at, &srcs, &results[..len], &rounded[..len], &value[..len]);
+            }
             at += len as u64;
         }
         Ok(stats)
+    }
+
+    /// Record a block of consecutive f32 inputs on which the reference is constant with
+    /// monotone values ([`Reference::f32_constant_run`]) and every result equals it, without
+    /// evaluating the reference input by input ([`Stats::record_constant_run`]); false where
+    /// that does not apply. Most blocks of an Ex2 or Tanh sweep over every input are such.
+    fn record_constant_run<W: Word>(&self, stats: &mut Stats, at: u64, srcs: &[&[W]], results: &[W]) -> bool {
+        if W::BITS != 32 || srcs.len() != 1 || self.ctx.src != Format::F32 || self.ctx.dst != Format::F32 {
+            return false;
+        }
+        let x: &[u32] = bytemuck::cast_slice(srcs[0]);
+        // (A fold without early exit, which vectorises.)
+        let consecutive =
+            x.iter().zip(0u32..).fold(x[x.len() - 1] >= x[0], |ok, (&w, i)| ok & (w == x[0].wrapping_add(i)));
+        if !consecutive {
+            return false;
+        }
+        let Some(c) = self.reference.f32_constant_run(x) else { return false };
+        stats.record_constant_run(&self.ctx, at, srcs, results, c.into(), |i| self.reference.f32_in_block(x, i).1)
     }
 }
 
@@ -397,6 +426,49 @@ mod tests {
         }
         assert!(Shard::parse("0/3").is_err() && Shard::parse("4/3").is_err() && Shard::parse("x").is_err());
         assert_eq!(Shard::parse("2/3"), Ok(Shard { index: 2, count: 3 }));
+    }
+
+    /// Blocks that the sweep records as constant runs get the statistics of evaluating the
+    /// reference on every input and recording the block: 2^x (with and without `.ftz`,
+    /// `.SAT`) and tanh x at and across the edges of their closed-form regions (|x| < 2^-26,
+    /// |x| ≥ 1100; |x| ≥ 20), of the subnormals and of NaN, in blocks of several lengths, and
+    /// with one planted wrong result.
+    #[test]
+    fn constant_runs_record_like_evaluated_blocks() {
+        let edges: [u32; 6] = [0, 0x0080_0000, 0x3280_0000, 0x4489_8000, 0x41A0_0000, 0x7F80_0000];
+        for spelling in ["ex2.approx.ftz.f32", "ex2.approx.f32", "MUFU.EX2.SAT", "tanh.approx.f32"] {
+            let sweep = Sweep::new(&Spec::new(spelling), Shard::WHOLE, false).unwrap();
+            let kernel = kernels::select(&sweep.instr, sweep.target);
+            let (mut runs, mut blocks) = (Stats::new(&sweep.ctx), Stats::new(&sweep.ctx));
+            let mut scratch = stats::Scratch::default();
+            let mut taken = 0;
+            for (k, (edge, sign)) in edges.iter().flat_map(|&e| [(e, 0), (e, 0x8000_0000)]).enumerate() {
+                for (j, (offset, len)) in
+                    [(-5000i64, 4096usize), (-4096, 4096), (-2048, 4096), (0, 4096), (-9, 17), (1, 1000)]
+                        .into_iter()
+                        .enumerate()
+                {
+                    let first = (edge as i64 + offset).clamp(0, 0x7FFF_FFFF - len as i64) as u32 | sign;
+                    let x: Vec<u32> = (first..first + len as u32).collect();
+                    let mut results = vec![0u32; len];
+                    sweep.instr.eval_block(sweep.target, kernel, &[&x], &mut results);
+                    if (k + j) % 7 == 3 {
+                        results[len / 3] ^= 1;
+                    }
+                    let at = first as u64;
+                    let (mut rounded, mut value) = (vec![0u32; len], vec![0f64; len]);
+                    sweep.reference.eval_block(sweep.target, Format::F32, at, &[&x], &mut rounded, &mut value).unwrap();
+                    blocks.record_block(&sweep.ctx, &mut scratch, at, &[&x], &results, &rounded, &value);
+                    if sweep.record_constant_run(&mut runs, at, &[&x], &results) {
+                        taken += 1;
+                    } else {
+                        runs.record_block(&sweep.ctx, &mut scratch, at, &[&x], &results, &rounded, &value);
+                    }
+                    assert_eq!(runs, blocks, "{spelling}, block of {len} from {first:#010x}");
+                }
+            }
+            assert!(taken >= 8, "{spelling}: only {taken} blocks were constant runs");
+        }
     }
 
     #[test]

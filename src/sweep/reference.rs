@@ -187,6 +187,28 @@ impl Reference {
         }
         Ok(())
     }
+
+    /// For a run of consecutive f32 inputs `x` (ascending bit patterns, one block of a sweep)
+    /// on which this reference writes one result throughout, with values monotone along the
+    /// run: that result. Such runs are those of [`exact::f32_constant_run`]; `.sat` clamps the
+    /// result and the values monotonically, so they stay constant and monotone.
+    pub(crate) fn f32_constant_run(&self, x: &[u32]) -> Option<u32> {
+        let Kind::Math { f, ftz, .. } = self.kind else { return None };
+        let (&first, &last) = (x.first()?, x.last()?);
+        exact::f32_constant_run(f, ftz, first, last).then(|| self.f32_in_block(x, 0).0)
+    }
+
+    /// The result and value of input `i` of the block `x` of f32 inputs as [`Reference::eval_block`]
+    /// computes them on the whole block: from the same group of [`exact::GROUP`] inputs.
+    pub(crate) fn f32_in_block(&self, x: &[u32], i: usize) -> (u32, f64) {
+        let at = i - i % exact::GROUP;
+        let group = &x[at..(at + exact::GROUP).min(x.len())];
+        let (mut rounded, mut value) = ([0u32; exact::GROUP], [0f64; exact::GROUP]);
+        let (r, v) = (&mut rounded[..group.len()], &mut value[..group.len()]);
+        // Only a dump can fail, and a dump is not a function of the inputs.
+        self.eval_block(Target::DEFAULT, Format::F32, 0, &[group], r, v).expect("a mathematical reference");
+        (rounded[i - at], value[i - at])
+    }
 }
 
 /// `.sat` on the rounded result ([`round::saturate`]) and on the exact value alike.

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use super::bound::Clause;
 use super::domain::ordinal;
 use super::plot::Metric;
-use super::summary::{distance, errors_of, first_reaching, summarize};
+use super::summary::{constant_run, distance, errors_of, first_reaching, first_reaching_monotone, summarize, Summary};
 use crate::batch::Word;
 use crate::format::Format;
 
@@ -159,6 +159,14 @@ impl Context {
         }
     }
 
+    /// Whether a block of summary `sum` lies in one binade, one plot bucket and on one side
+    /// of every clause's region, so that its statistics are recorded as one.
+    fn simple(&self, sum: &Summary) -> bool {
+        sum.emin == sum.emax
+            && self.bucket(sum.kmin) == self.bucket(sum.kmax)
+            && (0..self.clauses.len()).all(|c| self.uniform_region(c, sum.kmin, sum.kmax).is_some())
+    }
+
     /// Some(membership) of clause `c` when every ordinal in `lo..=hi` has the same one.
     fn uniform_region(&self, c: usize, lo: i64, hi: i64) -> Option<bool> {
         let intervals = self.regions[c].as_ref()?;
@@ -263,11 +271,7 @@ impl Stats {
         }
         let (src, dst) = (ctx.src, ctx.dst);
         let sum = summarize(src, dst, ctx.bitwise, inputs[0], results, expected, value, &mut scratch.q);
-        let (kmin, kmax) = (sum.kmin, sum.kmax);
-        let simple_inputs = sum.emin == sum.emax
-            && ctx.bucket(kmin) == ctx.bucket(kmax)
-            && (0..ctx.clauses.len()).all(|c| ctx.uniform_region(c, kmin, kmax).is_some());
-        if !simple_inputs || sum.irregular {
+        if !ctx.simple(&sum) || sum.irregular {
             if n > 256 {
                 // Halves are often simple (a block straddling one binade or bucket edge).
                 let h = n / 2;
@@ -292,6 +296,61 @@ impl Stats {
             }
             return;
         }
+        let c = results[0].to_u64();
+        self.record_summary(ctx, start, inputs, results, expected, &sum, |metric, max| {
+            first_reaching(dst, c, value, metric == Metric::Relative, max)
+        });
+    }
+
+    /// Record a run of consecutive inputs `start..start + results.len()` (operand 0 ascending
+    /// bit patterns of one sign) whose results are all the reference's result `c`, and whose
+    /// reference values are monotone along the run (`value_at(i)` is input i's): the
+    /// statistics [`Stats::record_block`] records for such a block, from the values at the
+    /// run's ends and, where a worst case may be at stake, a bisection for the first input
+    /// reaching a maximum (`summary::constant_run`, `summary::first_reaching_monotone`).
+    /// Returns false, recording nothing, where a result differs from `c` or the run is not
+    /// summarised as one block (it straddles a binade, a plot bucket or a clause's region).
+    pub fn record_constant_run<W: Word>(
+        &mut self,
+        ctx: &Context,
+        start: u64,
+        inputs: &[&[W]],
+        results: &[W],
+        c: u64,
+        value_at: impl Fn(usize) -> f64,
+    ) -> bool {
+        let (x, n) = (inputs[0], results.len());
+        // (A fold without early exit, which vectorises.)
+        if n == 0 || !results.iter().fold(true, |same, r| same & (r.to_u64() == c)) {
+            return false;
+        }
+        let ends = (value_at(0), value_at(n - 1));
+        let Some(sum) = constant_run(ctx.src, ctx.dst, x[0], x[n - 1], c, ends).filter(|sum| ctx.simple(sum)) else {
+            return false;
+        };
+        // Every expected result is c, as every result is.
+        self.record_summary(ctx, start, inputs, results, results, &sum, |metric, max| {
+            first_reaching_monotone(ctx.dst, c, n, metric == Metric::Relative, max, &value_at)
+        });
+        true
+    }
+
+    /// The rest of [`Stats::record_block`] for a block summarised as one (`sum`);
+    /// `first_reaching(metric, max)` is the first input reaching the maximum `max` of `metric`
+    /// where the summary does not say.
+    #[allow(clippy::too_many_arguments)]
+    fn record_summary<W: Word>(
+        &mut self,
+        ctx: &Context,
+        start: u64,
+        inputs: &[&[W]],
+        results: &[W],
+        expected: &[W],
+        sum: &Summary,
+        first_reaching: impl Fn(Metric, f64) -> usize,
+    ) {
+        let (src, dst, n) = (ctx.src, ctx.dst, results.len());
+        let (kmin, kmax) = (sum.kmin, sum.kmax);
         self.count += n as u64;
         let (max_ulp, max_abs, max_rel) = (sum.max_ulp, sum.max_abs, sum.max_rel);
         let d = |i: usize| distance(dst, results[i].to_u64(), expected[i].to_u64());
@@ -323,8 +382,7 @@ impl Stats {
             if slot.as_ref().is_some_and(|w| max < w.error) {
                 return;
             }
-            let i =
-                at.unwrap_or_else(|| first_reaching(dst, results[0].to_u64(), value, metric == Metric::Relative, max));
+            let i = at.unwrap_or_else(|| first_reaching(metric, max));
             offer(slot, max, start + i as u64, |e| case(i, e));
         };
         if max_ulp > 0 {
@@ -698,6 +756,94 @@ mod tests {
                 assert_eq!(blocks, single, "{fmt:?}, after trial {trial}");
             }
         }
+    }
+
+    /// Runs of consecutive inputs with one result throughout and monotone exact values,
+    /// recorded from their ends (`record_constant_run`, input-by-input recording of the
+    /// blocks it declines), equal input-by-input recording: at infinities, zeros, ±1 and 1.5,
+    /// with values rising or falling, with ties (the first input reaching a maximum then lies
+    /// inside the run) or all distinct, within [c/2, 2c] or past it and across zero; runs that straddle a
+    /// binade or hold one different result must be declined.
+    #[test]
+    fn constant_runs_equal_per_input_recording() {
+        let mut next = xorshift(0x2C0D_57A1_7000_0005);
+        let clauses = vec![
+            Clause { region: Region::All, metric: Metric::Ulp, limit: 1.0 },
+            Clause { region: Region::All, metric: Metric::Absolute, limit: 1e-9 },
+            Clause { region: Region::All, metric: Metric::Relative, limit: 1e-9 },
+        ];
+        let fmt = Format::F32;
+        let ctx = Context::new(fmt, fmt, false, clauses, (ordinal(fmt, fmt.inf(true)), ordinal(fmt, fmt.inf(false))));
+        let (mut runs, mut single) = (Stats::new(&ctx), Stats::new(&ctx));
+        let mut scratch = Scratch::default();
+        let (mut start, mut taken, mut declined) = (0u64, 0, 0);
+        for trial in 0..600 {
+            let n = [4096, 1000, 17, 2, 1][(next() % 5) as usize];
+            let (c, centre) = match next() % 6 {
+                0 => (fmt.inf(next().is_multiple_of(2)), 1e300),
+                1 => (fmt.zero(next().is_multiple_of(2)), 0.0),
+                2 => (fmt.one(), 1.0),
+                3 => (fmt.one() | fmt.sign_bit(), -1.0),
+                _ => (fmt.one() + (1 << 22), 1.5),
+            };
+            let distinct = if next().is_multiple_of(2) { 5 } else { 1 << 30 };
+            // Within a few units of the result, or past half or twice it, or across zero.
+            let spread = [0.7, 1.5, 2f64.powi(-24), 2f64.powi(-24)][(next() % 4) as usize];
+            let mut ks: Vec<u64> = (0..n).map(|_| next() % distinct).collect();
+            ks.sort_unstable();
+            if next().is_multiple_of(2) {
+                ks.reverse();
+            }
+            let value: Vec<f64> = ks
+                .iter()
+                .map(|&k| {
+                    let t = (k as f64 / distinct as f64 - 0.5) * 2.0 * spread;
+                    if centre == 0.0 {
+                        t * 1e-30
+                    } else {
+                        centre * (1.0 + t)
+                    }
+                })
+                .collect();
+            // Consecutive inputs of either sign inside one binade, or across the binade at 2.
+            let straddles = next().is_multiple_of(8) && n > 1;
+            let sign = if next().is_multiple_of(2) { 0x8000_0000 } else { 0 };
+            let base =
+                if straddles { 0x4000_0000 - n as u32 / 2 } else { 0x3F80_0000 + (next() % 64) as u32 * 0x1_0000 };
+            let base = base | sign;
+            let x: Vec<u32> = (0..n as u32).map(|i| base + i).collect();
+            let mut r = vec![c as u32; n];
+            let planted = next().is_multiple_of(8) && n > 1;
+            if planted {
+                r[n / 2] += 1;
+            }
+            // Into statistics of all trials so far, and into fresh ones (where every maximum
+            // is a worst case, so the first input reaching it is always looked for).
+            let (mut fresh_runs, mut fresh_single) = (Stats::new(&ctx), Stats::new(&ctx));
+            let mut taken_here = 0;
+            for runs in [&mut runs, &mut fresh_runs] {
+                if runs.record_constant_run(&ctx, start, &[&x], &r, c, |i| value[i]) {
+                    assert!(
+                        !planted && !straddles,
+                        "trial {trial}: a run with a different result or two binades was taken"
+                    );
+                    taken_here += 1;
+                } else {
+                    let e = vec![c as u32; n];
+                    runs.record_block(&ctx, &mut scratch, start, &[&x], &r, &e, &value);
+                }
+            }
+            (taken, declined) = (taken + taken_here / 2, declined + 1 - taken_here / 2);
+            for single in [&mut single, &mut fresh_single] {
+                for i in 0..n {
+                    single.record(&ctx, start + i as u64, &[x[i] as u64], r[i] as u64, c, value[i]);
+                }
+            }
+            start += n as u64;
+            assert_eq!(fresh_runs, fresh_single, "trial {trial}");
+            assert_eq!(runs, single, "after trial {trial}");
+        }
+        assert!(taken > 250 && declined > 100, "{taken} runs taken, {declined} declined");
     }
 
     /// A zero result against exact values that are all −0 has error +0, as input by input

@@ -20,7 +20,10 @@
 //! one: overflow to infinity, underflow to zero, results at 1. [`constant_errors`] summarises
 //! those from the result and the block's smallest and largest exact value alone, and leaves
 //! the inputs reaching the maxima to [`first_reaching`], needed only when a block's maximum
-//! may be a worst case of the sweep.
+//! may be a worst case of the sweep. Where the reference is known to be constant with
+//! monotone values on a run of consecutive inputs (2^x and tanh x over most of the f32
+//! patterns), the sweep does not even compute the values: [`constant_run`] takes the extremes
+//! from the run's ends and [`first_reaching_monotone`] bisects.
 
 use wide::{f64x8, i32x16, u32x16};
 
@@ -64,6 +67,12 @@ pub(super) struct Summary {
 }
 
 impl Summary {
+    /// A constant block (see [`constant_errors`]) of operand range `range` and largest errors
+    /// `(max_abs, max_rel)`; the inputs reaching them are left to [`first_reaching`].
+    fn constant(range: (i64, i64, u64, u64), (max_abs, max_rel): (f64, f64)) -> Summary {
+        Summary { max_abs, at_abs: None, max_rel, at_rel: None, ..Summary::exact(range) }
+    }
+
     /// A block of operand range `(kmin, kmax, emin, emax)` without mismatches or errors (also
     /// the starting point of [`one_by_one`]).
     fn exact((kmin, kmax, emin, emax): (i64, i64, u64, u64)) -> Summary {
@@ -122,8 +131,8 @@ pub(super) fn summarize<W: Word>(
     q: &mut Vec<f64>,
 ) -> Summary {
     if W::BITS <= 32 {
-        if let Some((max_abs, max_rel)) = constant_errors(dst, r, e, v) {
-            return Summary { max_abs, at_abs: None, max_rel, at_rel: None, ..Summary::exact(operand_range(src, x)) };
+        if let Some(errors) = constant_errors(dst, r, e, v) {
+            return Summary::constant(operand_range(src, x), errors);
         }
     }
     match dst {
@@ -133,6 +142,28 @@ pub(super) fn summarize<W: Word>(
         Format::F16 => lanes::<W, F16>(src, dst, bitwise, x, r, e, v, q),
         Format::F64 => unreachable!("f64 results are 64-bit words"),
     }
+}
+
+/// What [`summarize`] gives for a run of consecutive inputs `first..=last` of operand 0
+/// (ascending bit patterns of one sign) whose results and expected results are all the word
+/// `c`, and whose exact values are monotone along the run, `ends` those of its first and last
+/// input; `None` where the block path would not be the constant one either. It is the same
+/// summary, from the run's ends alone: along one sign the ordinal and the exponent field only
+/// grow with the bit pattern, and monotone values have their smallest and largest at the ends.
+pub(super) fn constant_run<W: Word>(
+    src: Format,
+    dst: Format,
+    first: W,
+    last: W,
+    c: u64,
+    ends: (f64, f64),
+) -> Option<Summary> {
+    let (lo, hi) = (ends.0.min(ends.1), ends.0.max(ends.1));
+    if dst.is_nan(c) || ends.0.is_nan() || ends.1.is_nan() {
+        return None;
+    }
+    let errors = constant_errors_between(dst, c, lo, hi)?;
+    Some(Summary::constant(operand_range(src, &[first, last]), errors))
 }
 
 /// The definition: input by input.
@@ -223,6 +254,13 @@ fn constant_errors<W: Word>(dst: Format, r: &[W], e: &[W], v: &[f64]) -> Option<
     if nan.any() {
         return None;
     }
+    constant_errors_between(dst, c, lo, hi)
+}
+
+/// The largest absolute and relative errors of the constant result `c` (not a NaN) against
+/// exact values whose smallest is `lo` and largest `hi` (neither NaN), where the argument of
+/// [`constant_errors`] applies.
+fn constant_errors_between(dst: Format, c: u64, lo: f64, hi: f64) -> Option<(f64, f64)> {
     let cv = dst.to_f64(c);
     if cv.is_infinite() {
         return Some((0.0, 0.0));
@@ -296,6 +334,46 @@ pub(super) fn first_reaching(dst: Format, c: u64, v: &[f64], relative: bool, max
         }
     }
     (full..v.len()).find(|&i| reaches(i)).expect("first_reaching: the maximum is an error of the block")
+}
+
+/// [`first_reaching`] for a run of `n` inputs whose values are monotone along the run
+/// (`value_at(i)` is input i's), with the run's maximum `max` > 0 of the error: by bisection.
+///
+/// Why bisection finds it. As a function of v, each error falls (or stays) up to v = c and
+/// then rises (or stays): with c = ±0 the absolute error is |v| and the relative one 1 for
+/// v ≠ 0; otherwise see [`constant_errors`]. Along the run v is monotone, so the error falls
+/// (or stays) and then rises (or stays), and its maximum is at the first or the last input.
+/// If the first input does not reach it, no input before the turn does (their errors are at
+/// most the first's), and after the turn the error only rises: the inputs reaching the maximum
+/// are a suffix of the run.
+pub(super) fn first_reaching_monotone(
+    dst: Format,
+    c: u64,
+    n: usize,
+    relative: bool,
+    max: f64,
+    value_at: impl Fn(usize) -> f64,
+) -> usize {
+    let cv = dst.to_f64(c);
+    let reaches = |i: usize| {
+        let (abs, rel) = errors_of(cv, value_at(i), true);
+        (if relative { rel } else { abs }) == max
+    };
+    if reaches(0) {
+        return 0;
+    }
+    // Invariant: input `below` does not reach the maximum, input `at` does.
+    let (mut below, mut at) = (0, n - 1);
+    assert!(reaches(at), "first_reaching_monotone: the maximum is at neither end of the run");
+    while at - below > 1 {
+        let mid = below + (at - below) / 2;
+        if reaches(mid) {
+            at = mid;
+        } else {
+            below = mid;
+        }
+    }
+    at
 }
 
 const LANES: usize = 16;

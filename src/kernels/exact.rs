@@ -20,9 +20,9 @@
 
 use wide::{f32x16, f64x8, u32x16, u32x8, u64x8};
 
-use super::lanes::{
-    map, narrow_mask, nearest_f32, saturate, to_odd, truncate, two_sum, zero_sign, Dir, Lanes, Rm, Rn, Rp, Rz,
-};
+use super::lanes::{map, narrow_mask, nearest_f32, saturate, to_odd, truncate, two_sum, zero_sign, Dir, Lanes};
+#[cfg(not(target_feature = "avx512f"))]
+use super::lanes::{Rm, Rn, Rp, Rz};
 use super::Kernel;
 use crate::format::Format;
 use crate::ptx::{Instr, Mode, Opcode};
@@ -42,9 +42,8 @@ pub(super) fn select(instr: &Instr) -> Option<Kernel> {
         return None;
     }
     #[cfg(target_feature = "avx512f")]
-    if !ftz {
-        return Some(Kernel::W32(embedded::select(op, instr.rounding())));
-    }
+    return Some(Kernel::W32(embedded::select(op, instr.rounding(), ftz)));
+    #[cfg(not(target_feature = "avx512f"))]
     Some(Kernel::W32(match instr.rounding() {
         Rounding::Rn => specialised::<Rn>(op, ftz),
         Rounding::Rz => specialised::<Rz>(op, ftz),
@@ -55,6 +54,7 @@ pub(super) fn select(instr: &Instr) -> Option<Kernel> {
 
 type F32Kernel = fn(&Instr, &[&[u32]], &mut [u32]);
 
+#[cfg(not(target_feature = "avx512f"))]
 fn specialised<R: Dir>(op: Opcode, ftz: bool) -> F32Kernel {
     match (op, ftz) {
         (Opcode::Add | Opcode::Sub, false) => add::<R, false>,
@@ -151,24 +151,30 @@ fn nan_and_sat(r: u32x16, sat: bool) -> [u32; N] {
 
 /// `add` and `sub` (`a + (−b)`; the sign of a NaN `b` does not matter, every NaN result is
 /// canonical). Under `.rn` the f64 sum is rounded again directly (module documentation).
+#[cfg(not(target_feature = "avx512f"))]
 fn add<R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
     let negate = if instr.opcode() == Opcode::Sub { F32.sign_bit() as u32 } else { 0 };
     let sat = instr.modifiers().sat;
-    map::<u32, N, 2>(srcs, dst, |[a, b]| {
-        let (a, b) = (widen::<FTZ>(a), widen::<FTZ>(b.map(|w| w ^ negate)));
-        let sums = core::array::from_fn(|h| {
-            if R::R == Rounding::Rn {
-                a[h] + b[h]
-            } else {
-                let (s, e) = two_sum(a[h], b[h]);
-                exact::<R>(zero_sign::<_, R>(s, a[h], b[h]), e)
-            }
-        });
-        finish::<R, FTZ>(sums, sat)
+    map::<u32, N, 2>(srcs, dst, |[a, b]| add_lanes::<R, FTZ>(a, b.map(|w| w ^ negate), sat));
+}
+
+/// `add` of sixteen operand pairs.
+#[inline(always)]
+fn add_lanes<R: Dir, const FTZ: bool>(a: [u32; N], b: [u32; N], sat: bool) -> [u32; N] {
+    let (a, b) = (widen::<FTZ>(a), widen::<FTZ>(b));
+    let sums = core::array::from_fn(|h| {
+        if R::R == Rounding::Rn {
+            a[h] + b[h]
+        } else {
+            let (s, e) = two_sum(a[h], b[h]);
+            exact::<R>(zero_sign::<_, R>(s, a[h], b[h]), e)
+        }
     });
+    finish::<R, FTZ>(sums, sat)
 }
 
 /// `mul`.
+#[cfg(not(target_feature = "avx512f"))]
 fn mul<R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
     let sat = instr.modifiers().sat;
     map::<u32, N, 2>(srcs, dst, |[a, b]| mul_lanes::<R, FTZ>(a, b, sat));
@@ -183,24 +189,38 @@ pub(super) fn mul_lanes<R: Dir, const FTZ: bool>(a: [u32; N], b: [u32; N], sat: 
 }
 
 /// `fma` and `mad`: the exact f64 product, then TwoSum with `c`, rounded to odd.
+#[cfg(not(target_feature = "avx512f"))]
 fn fma<R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
     let sat = instr.modifiers().sat;
-    map::<u32, N, 3>(srcs, dst, |[a, b, c]| {
-        let (a, b, c) = (widen::<FTZ>(a), widen::<FTZ>(b), widen::<FTZ>(c));
-        let sums = core::array::from_fn(|h| {
-            let p = a[h] * b[h];
-            let (s, e) = two_sum(p, c[h]);
-            exact::<R>(zero_sign::<_, R>(s, p, c[h]), e)
-        });
-        finish::<R, FTZ>(sums, sat)
-    });
+    map::<u32, N, 3>(srcs, dst, |[a, b, c]| fma_lanes::<R, FTZ>(a, b, c, sat));
 }
 
-/// Spellings without `.ftz`, where the build has AVX-512: the IEEE operation in f32 lanes with
-/// the direction encoded in the instruction ([`super::lanes::embedded_rounding`]; `fma` is the
-/// fused VFMADD), then the canonical NaN and `.sat` (SEMANTICS §4). With `.ftz` tininess is
-/// decided with an unbounded exponent, which is not IEEE's rule, so those spellings keep the f64
-/// lanes.
+/// `fma` of sixteen operand triples.
+#[inline(always)]
+fn fma_lanes<R: Dir, const FTZ: bool>(a: [u32; N], b: [u32; N], c: [u32; N], sat: bool) -> [u32; N] {
+    let (a, b, c) = (widen::<FTZ>(a), widen::<FTZ>(b), widen::<FTZ>(c));
+    let sums = core::array::from_fn(|h| {
+        let p = a[h] * b[h];
+        let (s, e) = two_sum(p, c[h]);
+        exact::<R>(zero_sign::<_, R>(s, p, c[h]), e)
+    });
+    finish::<R, FTZ>(sums, sat)
+}
+
+/// Where the build has AVX-512: the IEEE operation in f32 lanes with the direction encoded in
+/// the instruction ([`super::lanes::embedded_rounding`]; `fma` is the fused VFMADD), then the
+/// canonical NaN and `.sat` (SEMANTICS §4). Without `.ftz` that is the scalar definition.
+///
+/// With `.ftz` (SEMANTICS §5) subnormal operands are first made zeros of their sign, and a
+/// result is tiny when its rounding with an unbounded exponent lies below 2^-126, which is not
+/// IEEE's rule; but the IEEE result r tells, except at |r| = 2^-126. Rounding is monotone and
+/// 2^-126 is representable, so an exact value of magnitude at least 2^-126 gives the same r on
+/// both grids (not tiny), and a smaller one gives |r| ≤ 2^-126. Below 2^-126 the unbounded grid
+/// is finer than IEEE's subnormal grid (spacing 2^-150 against 2^-149), so where the unbounded
+/// rounding reaches 2^-126, IEEE's does too: |r| < 2^-126 means tiny, and r keeps the exact
+/// value's sign (or is an exact zero, whose sign both rules share). At |r| = 2^-126 toward
+/// zero the exact value is at least 2^-126 (not tiny); in the other directions it may lie just
+/// below, and such groups take the f64 lanes of the portable path.
 #[cfg(target_feature = "avx512f")]
 mod embedded {
     use std::arch::x86_64::{
@@ -209,17 +229,21 @@ mod embedded {
 
     use wide::{f32x16, u32x16};
 
-    use super::super::lanes::by_embedded_rounding;
-    use super::{map, nan_and_sat, F32Kernel, N};
+    use super::super::lanes::{by_embedded_rounding, embedded_rounding as imm, Rm, Rn, Rp, Rz};
+    use super::{add_lanes, fma_lanes, map, mul_lanes, nan_and_sat, F32Kernel, F32, N};
     use crate::ptx::{Instr, Opcode};
     use crate::round::Rounding;
 
-    pub(super) fn select(op: Opcode, rounding: Rounding) -> F32Kernel {
-        match op {
-            Opcode::Add => by_embedded_rounding!(rounding, add),
-            Opcode::Sub => by_embedded_rounding!(rounding, sub),
-            Opcode::Mul => by_embedded_rounding!(rounding, mul),
-            _ => by_embedded_rounding!(rounding, fma),
+    pub(super) fn select(op: Opcode, rounding: Rounding, ftz: bool) -> F32Kernel {
+        match (op, ftz) {
+            (Opcode::Add, false) => by_embedded_rounding!(rounding, add),
+            (Opcode::Sub, false) => by_embedded_rounding!(rounding, sub),
+            (Opcode::Mul, false) => by_embedded_rounding!(rounding, mul),
+            (_, false) => by_embedded_rounding!(rounding, fma),
+            (Opcode::Add, true) => by_embedded_rounding!(rounding, add_ftz),
+            (Opcode::Sub, true) => by_embedded_rounding!(rounding, sub_ftz),
+            (Opcode::Mul, true) => by_embedded_rounding!(rounding, mul_ftz),
+            (_, true) => by_embedded_rounding!(rounding, fma_ftz),
         }
     }
 
@@ -233,8 +257,50 @@ mod embedded {
         });
     }
 
-    // SAFETY (the four intrinsics below): this module is compiled only with AVX-512F enabled,
-    // and the intrinsics only compute.
+    /// The same with `.ftz` (module documentation): `op` on the flushed operands, tiny results
+    /// flushed; a group with a result of magnitude 2^-126 in a direction `R` other than toward
+    /// zero is computed by `lanes` (the portable path) instead.
+    #[inline(always)]
+    fn eval_ftz<const K: usize, const R: i32>(
+        instr: &Instr,
+        srcs: &[&[u32]],
+        dst: &mut [u32],
+        op: impl Fn([__m512; K]) -> __m512,
+        lanes: impl Fn([[u32; N]; K], bool) -> [u32; N],
+    ) {
+        let sat = instr.modifiers().sat;
+        // 2^-126, the smallest normal magnitude.
+        let (sign, min_normal) = (u32x16::splat(F32.sign_bit() as u32), u32x16::splat(1 << F32.frac_bits()));
+        map::<u32, N, K>(srcs, dst, |group| {
+            let r = op(group.map(|g| {
+                let w = u32x16::new(g);
+                let normal = (w & u32x16::splat(F32.exp_mask() as u32)).simd_ne(u32x16::ZERO);
+                f32x16::from_bits(w & (normal | sign)).into()
+            }));
+            let r = f32x16::from(r).to_bits();
+            let magnitude = r & !sign;
+            if R != imm::RZ && magnitude.simd_eq(min_normal).any() {
+                return lanes(group, sat);
+            }
+            let tiny = magnitude.simd_lt(min_normal);
+            nan_and_sat((tiny & r & sign) | (!tiny & r), sat)
+        });
+    }
+
+    /// The portable path's `$f::<R, true>` for the direction of the immediate `$imm`.
+    macro_rules! by_direction {
+        ($imm:expr, $f:ident) => {
+            match $imm {
+                imm::RN => $f::<Rn, true>,
+                imm::RZ => $f::<Rz, true>,
+                imm::RM => $f::<Rm, true>,
+                _ => $f::<Rp, true>,
+            }
+        };
+    }
+
+    // SAFETY (the intrinsics below): this module is compiled only with AVX-512F enabled, and
+    // the intrinsics only compute.
 
     fn add<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
         eval(instr, srcs, dst, |[a, b]| unsafe { _mm512_add_round_ps::<R>(a, b) });
@@ -250,5 +316,52 @@ mod embedded {
 
     fn fma<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
         eval(instr, srcs, dst, |[a, b, c]| unsafe { _mm512_fmadd_round_ps::<R>(a, b, c) });
+    }
+
+    fn add_ftz<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+        let lanes = by_direction!(R, add_lanes);
+        eval_ftz::<2, R>(
+            instr,
+            srcs,
+            dst,
+            |[a, b]| unsafe { _mm512_add_round_ps::<R>(a, b) },
+            |[a, b], sat| lanes(a, b, sat),
+        );
+    }
+
+    /// `a + (−b)` in the portable path (the sign of a NaN b does not matter, every NaN result
+    /// is canonical).
+    fn sub_ftz<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+        let lanes = by_direction!(R, add_lanes);
+        let negate = F32.sign_bit() as u32;
+        eval_ftz::<2, R>(
+            instr,
+            srcs,
+            dst,
+            |[a, b]| unsafe { _mm512_sub_round_ps::<R>(a, b) },
+            |[a, b], sat| lanes(a, b.map(|w| w ^ negate), sat),
+        );
+    }
+
+    fn mul_ftz<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+        let lanes = by_direction!(R, mul_lanes);
+        eval_ftz::<2, R>(
+            instr,
+            srcs,
+            dst,
+            |[a, b]| unsafe { _mm512_mul_round_ps::<R>(a, b) },
+            |[a, b], sat| lanes(a, b, sat),
+        );
+    }
+
+    fn fma_ftz<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+        let lanes = by_direction!(R, fma_lanes);
+        eval_ftz::<3, R>(
+            instr,
+            srcs,
+            dst,
+            |[a, b, c]| unsafe { _mm512_fmadd_round_ps::<R>(a, b, c) },
+            |[a, b, c], sat| lanes(a, b, c, sat),
+        );
     }
 }

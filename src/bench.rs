@@ -105,20 +105,22 @@ fn rates<S: Word, D: Word>(
 }
 
 /// The baseline: every source buffer read and the destination written (`d = a | b | c`), in
-/// the same chunks and threads as batch evaluation — the cheapest operation that moves the
-/// same bytes, i.e. a memory copy of the operands into the result.
+/// the same chunks and threads as batch evaluation, in one pass per chunk — the cheapest
+/// operation that moves the same bytes, i.e. a memory copy of the operands into the result.
 fn baseline<S: Word, D: Word>(sources: &[&[S]], dst: &mut [D]) {
     const CHUNK: usize = 1 << 14;
     dst.par_chunks_mut(CHUNK).enumerate().for_each(|(c, d)| {
-        let start = c * CHUNK;
-        // One simple pass per source, so each loop vectorises; the chunk stays in cache.
-        for (k, s) in sources.iter().enumerate() {
-            let s = &s[start..start + d.len()];
-            if k == 0 {
-                d.iter_mut().zip(s).for_each(|(o, &x)| *o = D::from_u64(x.to_u64()));
-            } else {
-                d.iter_mut().zip(s).for_each(|(o, &x)| *o = D::from_u64(o.to_u64() | x.to_u64()));
-            }
+        let range = c * CHUNK..c * CHUNK + d.len();
+        let s = |k: usize| &sources[k][range.clone()];
+        let word = |x: u64| D::from_u64(x);
+        // One loop per operand count, so that each vectorises.
+        match sources.len() {
+            1 => d.iter_mut().zip(s(0)).for_each(|(o, a)| *o = word(a.to_u64())),
+            2 => d.iter_mut().zip(s(0).iter().zip(s(1))).for_each(|(o, (a, b))| *o = word(a.to_u64() | b.to_u64())),
+            _ => d
+                .iter_mut()
+                .zip(s(0).iter().zip(s(1)).zip(s(2)))
+                .for_each(|(o, ((a, b), c))| *o = word(a.to_u64() | b.to_u64() | c.to_u64())),
         }
     });
 }

@@ -92,6 +92,9 @@ fn element(instr: &Instr, l: Layout, rng: &mut Rng) -> [u64; 3] {
     if matches!(opcode, Opcode::Mul | Opcode::Fma | Opcode::Mad) && rng.below(8) == 0 {
         return near_min_normal(rng, l, opcode != Opcode::Mul);
     }
+    if matches!(opcode, Opcode::Fma | Opcode::Mad) && rng.below(16) == 0 {
+        return exact_cancellation(rng, instr.ty().scalar());
+    }
     let mut ops = match opcode {
         Opcode::Add => {
             let (a, b) = pair(rng, l, Kind::Add);
@@ -119,6 +122,25 @@ fn element(instr: &Instr, l: Layout, rng: &mut Rng) -> [u64; 3] {
         let nan = l.canonical_nan().unwrap_or(0x7FF0_0000_0000_0000 | rng.below(1 << 51).max(1));
         ops[rng.below(instr.operand_counts()[0] as u64) as usize] = nan;
     }
+    ops
+}
+
+/// `a·b + c` exactly zero, c = −(a·b) (whose sign under `.rn` is +0): a and b have four
+/// significant bits and exponents near 1, so the product is exact in every format.
+fn exact_cancellation(rng: &mut Rng, fmt: Format) -> [u64; 3] {
+    let mut value = || {
+        let sign = if rng.below(2) == 0 { 1.0 } else { -1.0 };
+        sign * (8 + rng.below(8)) as f64 * 2f64.powi(rng.below(9) as i32 - 7)
+    };
+    let (a, b) = (value(), value());
+    let bits = |x: f64| match fmt {
+        Format::F16 => half::f16::from_f64(x).to_bits() as u64,
+        Format::BF16 => half::bf16::from_f64(x).to_bits() as u64,
+        Format::F32 => (x as f32).to_bits() as u64,
+        Format::F64 => x.to_bits(),
+    };
+    let ops = [bits(a), bits(b), bits(-(a * b))];
+    assert_eq!(fmt.to_f64(ops[2]), -(a * b), "the product must be exact");
     ops
 }
 

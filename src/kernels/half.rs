@@ -32,8 +32,17 @@ pub(super) fn select(instr: &Instr) -> Option<Kernel> {
         (Format::F16, Opcode::Mul, true) => mul::<F16, true>,
         (Format::F16, Opcode::Fma, false) => fma::<F16, false>,
         (Format::F16, Opcode::Fma, true) => fma::<F16, true>,
+        #[cfg(target_feature = "avx512f")]
+        (Format::BF16, Opcode::Add | Opcode::Sub, false) => bf16_embedded::add,
+        #[cfg(target_feature = "avx512f")]
+        (Format::BF16, Opcode::Mul, false) => bf16_embedded::mul,
+        #[cfg(target_feature = "avx512f")]
+        (Format::BF16, Opcode::Fma, false) => bf16_embedded::fma,
+        #[cfg(not(target_feature = "avx512f"))]
         (Format::BF16, Opcode::Add | Opcode::Sub, false) => add::<BF16, false>,
+        #[cfg(not(target_feature = "avx512f"))]
         (Format::BF16, Opcode::Mul, false) => mul::<BF16, false>,
+        #[cfg(not(target_feature = "avx512f"))]
         (Format::BF16, Opcode::Fma, false) => fma::<BF16, false>,
         _ => return None,
     };
@@ -231,14 +240,22 @@ impl Half for BF16 {
             Some(e) => (odd_f32(to_odd(s.0[0], e.0[0])), odd_f32(to_odd(s.0[1], e.0[1]))),
             None => (odd_f32(s.0[0]), odd_f32(s.0[1])),
         };
-        let odd = u32x16::new(core::array::from_fn(|i| if i < 8 { lo[i] } else { hi[i - 8] }));
-        let shift = Format::F32.bits() - Format::BF16.bits();
-        let increment = u32x16::splat((1 << (shift - 1)) - 1) + ((odd >> shift) & u32x16::splat(1));
-        let bf16 = (odd + increment) >> shift;
-        let nan =
-            (odd & u32x16::splat(Format::F32.mask() as u32 >> 1)).simd_gt(u32x16::splat(Format::F32.inf(false) as u32));
-        <f32x16 as Lanes>::select(nan, u32x16::splat(Format::BF16.canonical_nan() as u32), bf16)
+        nearest_bf16(u32x16::new(core::array::from_fn(|i| if i < 8 { lo[i] } else { hi[i - 8] })))
     }
+}
+
+/// The f32 encodings `x` rounded to nearest bf16 by integer rounding to their top half (ties
+/// to even; a carry into the exponent renormalises, into Inf overflows); a NaN gives the
+/// canonical NaN. Correct for the exact result when `x` is it rounded to odd at f32's
+/// precision, or, for a sum or product of bf16 operands, rounded to nearest (module
+/// documentation).
+#[inline(always)]
+fn nearest_bf16(x: u32x16) -> u32x16 {
+    let shift = Format::F32.bits() - Format::BF16.bits();
+    let increment = u32x16::splat((1 << (shift - 1)) - 1) + ((x >> shift) & u32x16::splat(1));
+    let bf16 = (x + increment) >> shift;
+    let nan = (x & u32x16::splat(Format::F32.mask() as u32 >> 1)).simd_gt(u32x16::splat(Format::F32.inf(false) as u32));
+    <f32x16 as Lanes>::select(nan, u32x16::splat(Format::BF16.canonical_nan() as u32), bf16)
 }
 
 /// `x` rounded to odd at f32's precision: nearest, stepped toward zero where that went away
@@ -315,4 +332,75 @@ fn fma<H: Half, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]
         let (s, e) = two_sum(p, H::widen(flush::<H, FTZ>(c)));
         clamp::<H, 3>(instr, [a, b, c], H::round::<FTZ>(s, Some(e)))
     });
+}
+
+/// bf16 `add`, `sub`, `mul` and `fma` where the build has AVX-512: in f32 lanes (a bf16 is the
+/// top half of an f32), the rounding direction encoded in each instruction, then
+/// [`nearest_bf16`]. A sum or product rounded to nearest in f32 rounds correctly to bf16
+/// afterwards (module documentation). `fma` is rounded to odd at f32's precision from three
+/// fused VFMADDs: where rounding down and rounding up give the same number the result is
+/// exact, and rounding to nearest gives it with IEEE's sign of an exact zero; otherwise (NaN
+/// included, which stays NaN) the exact result lies
+/// strictly between the two, and the one nearer zero with its last bit set is its rounding to
+/// odd (past the largest f32, the largest f32, which [`nearest_bf16`] carries into Inf).
+#[cfg(target_feature = "avx512f")]
+mod bf16_embedded {
+    use std::arch::x86_64::{__m512, _mm512_add_round_ps, _mm512_fmadd_round_ps, _mm512_mul_round_ps};
+
+    use wide::{f32x16, u32x16};
+
+    use super::super::lanes::embedded_rounding::{RM, RN, RP};
+    use super::super::lanes::map;
+    use super::{clamp, nearest_bf16, BF16, N};
+    use crate::format::Format;
+    use crate::ptx::{Instr, Opcode};
+
+    /// Sixteen bf16 operands as f32 lanes.
+    #[inline(always)]
+    fn widen(h: [u16; N]) -> __m512 {
+        f32x16::from_bits(u32x16::new(h.map(|w| u32::from(w) << 16))).into()
+    }
+
+    #[inline(always)]
+    fn bits(x: __m512) -> u32x16 {
+        f32x16::from(x).to_bits()
+    }
+
+    // SAFETY (the intrinsics below): this module is compiled only with AVX-512F enabled, and
+    // the intrinsics only compute.
+
+    /// `add` and `sub` (`a + (−b)`; a NaN result is canonical whatever the sign of `b`).
+    pub(super) fn add(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
+        let negate = if instr.opcode() == Opcode::Sub { Format::BF16.sign_bit() as u16 } else { 0 };
+        map::<u16, N, 2>(srcs, dst, |[a, b]| {
+            let s = unsafe { _mm512_add_round_ps::<RN>(widen(a), widen(b.map(|w| w ^ negate))) };
+            clamp::<BF16, 2>(instr, [a, b], nearest_bf16(bits(s)))
+        });
+    }
+
+    pub(super) fn mul(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
+        map::<u16, N, 2>(srcs, dst, |[a, b]| {
+            let p = unsafe { _mm512_mul_round_ps::<RN>(widen(a), widen(b)) };
+            clamp::<BF16, 2>(instr, [a, b], nearest_bf16(bits(p)))
+        });
+    }
+
+    pub(super) fn fma(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
+        let magnitude = u32x16::splat(Format::F32.mask() as u32 >> 1);
+        map::<u16, N, 3>(srcs, dst, |[a, b, c]| {
+            let (x, y, z) = (widen(a), widen(b), widen(c));
+            let (near, down, up) = unsafe {
+                (
+                    bits(_mm512_fmadd_round_ps::<RN>(x, y, z)),
+                    bits(_mm512_fmadd_round_ps::<RM>(x, y, z)),
+                    bits(_mm512_fmadd_round_ps::<RP>(x, y, z)),
+                )
+            };
+            // Equal as numbers: an exact zero rounds to −0 downward and to +0 upward.
+            let exact = f32x16::from_bits(down).simd_eq(f32x16::from_bits(up)).to_bits();
+            let toward_zero = (down & magnitude).simd_lt(up & magnitude).bitselect(down, up);
+            let odd = exact.bitselect(near, toward_zero | u32x16::ONE);
+            clamp::<BF16, 3>(instr, [a, b, c], nearest_bf16(odd))
+        });
+    }
 }

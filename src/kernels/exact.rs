@@ -14,9 +14,11 @@
 //! where nearest went away from the direction, step it by one unit; `.ftz` first turns a value
 //! whose rounding with an unbounded exponent is below 2^-126 into a zero of its sign.
 //!
-//! Where the build has AVX-512, spellings without `.ftz` take a shorter path (the `embedded`
-//! module): their scalar definition is the IEEE operation, which AVX-512 computes in f32 lanes
-//! with the rounding direction encoded in the instruction.
+//! Where the build has AVX-512, every spelling takes a shorter path (the `embedded` module):
+//! without `.ftz` the scalar definition is the IEEE operation, which AVX-512 computes in f32
+//! lanes with the rounding direction encoded in the instruction; with `.ftz` the same
+//! operation on flushed operands tells tininess except at a result of magnitude 2^-126, where
+//! the group takes the f64 lanes.
 
 use wide::{f32x16, f64x8, u32x16, u32x8, u64x8};
 

@@ -3,7 +3,8 @@
 //! and `.sat` on f16, `.relu` and `.oob` on fma (SEMANTICS §4–§5, PTX 9.7.4).
 //!
 //! f16 is computed in f32 lanes, bf16 (whose exponent range is f32's) in f64 lanes; see
-//! [`super::lanes`]. fma rounds TwoSum's pair to odd first. A sum or product needs no error
+//! [`super::lanes`]. Where the build has AVX-512, bf16 takes f32 lanes too, with the rounding
+//! direction encoded in each instruction (the `bf16_embedded` module). fma rounds TwoSum's pair to odd first. A sum or product needs no error
 //! term: rounding it to nearest in W and then to nearest in the narrow format is the correct
 //! rounding, because W has at least 2p + 2 bits (Figueroa, "When is double rounding
 //! innocuous?", 1995) and, when W has to round a sum at all, the sum is far inside the narrow

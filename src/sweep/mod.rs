@@ -336,14 +336,14 @@ impl Sweep {
             return false;
         }
         let x: &[u32] = bytemuck::cast_slice(srcs[0]);
-        // (A fold without early exit, which vectorises.)
+        // The reference decides from the ends alone, so it is asked before the inputs are
+        // checked to be consecutive (a fold without early exit, which vectorises).
+        let Some(c) = self.reference.f32_constant_run(x) else { return false };
         let consecutive =
             x.iter().zip(0u32..).fold(x[x.len() - 1] >= x[0], |ok, (&w, i)| ok & (w == x[0].wrapping_add(i)));
-        if !consecutive {
-            return false;
-        }
-        let Some(c) = self.reference.f32_constant_run(x) else { return false };
-        stats.record_constant_run(&self.ctx, at, srcs, results, c.into(), |i| self.reference.f32_in_block(x, i).1)
+        consecutive
+            && stats
+                .record_constant_run(&self.ctx, at, srcs, results, c.into(), |i| self.reference.f32_in_block(x, i).1)
     }
 }
 

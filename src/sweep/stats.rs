@@ -570,6 +570,20 @@ mod tests {
         assert_eq!(block, single, "{:?} block of {} from {start}", ctx.dst, results.len());
     }
 
+    /// One clause over every input for each metric, with small limits.
+    fn clauses_of_every_metric() -> Vec<Clause> {
+        vec![
+            Clause { region: Region::All, metric: Metric::Ulp, limit: 1.0 },
+            Clause { region: Region::All, metric: Metric::Absolute, limit: 1e-9 },
+            Clause { region: Region::All, metric: Metric::Relative, limit: 1e-9 },
+        ]
+    }
+
+    /// The ordinals of −Inf and +Inf: the span of every input of `fmt`.
+    fn whole_span(fmt: Format) -> (i64, i64) {
+        (ordinal(fmt, fmt.inf(true)), ordinal(fmt, fmt.inf(false)))
+    }
+
     fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
         move || {
             seed ^= seed << 13;
@@ -647,8 +661,7 @@ mod tests {
     fn relative_error_maxima_are_exact() {
         let mut next = xorshift(0x0DDB_A11C_0FFE_E000);
         for fmt in [Format::F32, Format::F16, Format::BF16] {
-            let span = (ordinal(fmt, fmt.inf(true)), ordinal(fmt, fmt.inf(false)));
-            let ctx = Context::new(fmt, fmt, false, Vec::new(), span);
+            let ctx = Context::new(fmt, fmt, false, Vec::new(), whole_span(fmt));
             let one = fmt.one();
             for trial in 0..24u64 {
                 let n = [4096, 1000, 17][trial as usize % 3];
@@ -693,14 +706,9 @@ mod tests {
     #[test]
     fn constant_blocks_equal_per_input_recording() {
         let mut next = xorshift(0xC0B5_7A47_0000_0001);
-        let clauses = vec![
-            Clause { region: Region::All, metric: Metric::Ulp, limit: 1.0 },
-            Clause { region: Region::All, metric: Metric::Absolute, limit: 1e-9 },
-            Clause { region: Region::All, metric: Metric::Relative, limit: 1e-9 },
-        ];
+        let clauses = clauses_of_every_metric();
         for fmt in [Format::F32, Format::F16, Format::BF16] {
-            let span = (ordinal(fmt, fmt.inf(true)), ordinal(fmt, fmt.inf(false)));
-            let ctx = Context::new(fmt, fmt, false, clauses.clone(), span);
+            let ctx = Context::new(fmt, fmt, false, clauses.clone(), whole_span(fmt));
             let (mut blocks, mut single) = (Stats::new(&ctx), Stats::new(&ctx));
             let mut scratch = Scratch::default();
             let mut start = 0u64;
@@ -767,13 +775,9 @@ mod tests {
     #[test]
     fn constant_runs_equal_per_input_recording() {
         let mut next = xorshift(0x2C0D_57A1_7000_0005);
-        let clauses = vec![
-            Clause { region: Region::All, metric: Metric::Ulp, limit: 1.0 },
-            Clause { region: Region::All, metric: Metric::Absolute, limit: 1e-9 },
-            Clause { region: Region::All, metric: Metric::Relative, limit: 1e-9 },
-        ];
+        let clauses = clauses_of_every_metric();
         let fmt = Format::F32;
-        let ctx = Context::new(fmt, fmt, false, clauses, (ordinal(fmt, fmt.inf(true)), ordinal(fmt, fmt.inf(false))));
+        let ctx = Context::new(fmt, fmt, false, clauses, whole_span(fmt));
         let (mut runs, mut single) = (Stats::new(&ctx), Stats::new(&ctx));
         let mut scratch = Scratch::default();
         let (mut start, mut taken, mut declined) = (0u64, 0, 0);

@@ -22,7 +22,9 @@
 
 use wide::{f32x16, f64x8, u32x16, u32x8, u64x8};
 
-use super::lanes::{map, narrow_mask, nearest_f32, saturate, to_odd, truncate, two_sum, zero_sign, Dir, Lanes};
+use super::lanes::{
+    build, join, map, narrow_mask, nearest_f32, saturate, to_odd, truncate, two_sum, zero_sign, Dir, Lanes,
+};
 #[cfg(not(target_feature = "avx512f"))]
 use super::lanes::{Rm, Rn, Rp, Rz};
 use super::Kernel;
@@ -81,7 +83,8 @@ fn widen<const FTZ: bool>(words: [u32; N]) -> [f64x8; 2] {
         w &= normal | u32x16::splat(F32.sign_bit() as u32);
     }
     let w = w.to_array();
-    [0, 1].map(|half| f64x8::new(core::array::from_fn(|i| f32::from_bits(w[8 * half + i]) as f64)))
+    let half = |at: usize| f64x8::new(build(|i| f32::from_bits(w[at + i]) as f64));
+    [half(0), half(8)]
 }
 
 /// `x`, exact or rounded to odd at f64's precision, rounded to f32 in direction `R` as
@@ -138,8 +141,7 @@ fn exact<R: Dir>(s: f64x8, e: f64x8) -> f64x8 {
 /// Both halves narrowed, then [`nan_and_sat`].
 #[inline(always)]
 fn finish<R: Dir, const FTZ: bool>(x: [f64x8; 2], sat: bool) -> [u32; N] {
-    let [lo, hi] = x.map(|h| narrow::<R, FTZ>(h).to_array());
-    nan_and_sat(u32x16::new(core::array::from_fn(|i| if i < 8 { lo[i] } else { hi[i - 8] })), sat)
+    nan_and_sat(u32x16::new(join(narrow::<R, FTZ>(x[0]).to_array(), narrow::<R, FTZ>(x[1]).to_array())), sat)
 }
 
 /// The canonical NaN for every NaN (SEMANTICS §4), then `.sat` when spelled.
@@ -157,14 +159,14 @@ fn nan_and_sat(r: u32x16, sat: bool) -> [u32; N] {
 fn add<R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
     let negate = if instr.opcode() == Opcode::Sub { F32.sign_bit() as u32 } else { 0 };
     let sat = instr.modifiers().sat;
-    map::<u32, N, 2>(srcs, dst, |[a, b]| add_lanes::<R, FTZ>(a, b.map(|w| w ^ negate), sat));
+    map::<u32, N, 2>(srcs, dst, |[a, b]| add_lanes::<R, FTZ>(a, each(b, |w| w ^ negate), sat));
 }
 
 /// `add` of sixteen operand pairs.
 #[inline(always)]
 fn add_lanes<R: Dir, const FTZ: bool>(a: [u32; N], b: [u32; N], sat: bool) -> [u32; N] {
     let (a, b) = (widen::<FTZ>(a), widen::<FTZ>(b));
-    let sums = core::array::from_fn(|h| {
+    let sums = build(|h| {
         if R::R == Rounding::Rn {
             a[h] + b[h]
         } else {
@@ -201,7 +203,7 @@ fn fma<R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32])
 #[inline(always)]
 fn fma_lanes<R: Dir, const FTZ: bool>(a: [u32; N], b: [u32; N], c: [u32; N], sat: bool) -> [u32; N] {
     let (a, b, c) = (widen::<FTZ>(a), widen::<FTZ>(b), widen::<FTZ>(c));
-    let sums = core::array::from_fn(|h| {
+    let sums = build(|h| {
         let p = a[h] * b[h];
         let (s, e) = two_sum(p, c[h]);
         exact::<R>(zero_sign::<_, R>(s, p, c[h]), e)

@@ -14,7 +14,7 @@ use core::ops::{Add, Mul, Sub};
 
 use wide::{f32x16, f64x8, u16x16, u32x16, u32x8};
 
-use super::lanes::{map, narrow_mask, nearest_f32, saturate, to_odd, two_sum, Lanes};
+use super::lanes::{build, each, join, map, narrow_mask, nearest_f32, saturate, to_odd, two_sum, Lanes};
 use super::Kernel;
 use crate::format::Format;
 use crate::ptx::{Instr, Mode, Opcode};
@@ -78,7 +78,7 @@ impl Half for F16 {
         #[cfg(all(target_arch = "x86_64", target_feature = "f16c"))]
         return f16c::widen(h);
         #[cfg(not(all(target_arch = "x86_64", target_feature = "f16c")))]
-        return portable::widen(u32x16::new(h.to_array().map(u32::from)));
+        return portable::widen(u32x16::new(each(h.to_array(), u32::from)));
     }
 
     #[inline(always)]
@@ -101,16 +101,17 @@ mod f16c {
     use wide::{f32x16, f32x8, u16x16, u16x8, u32x16};
 
     use super::flush_tiny;
+    use crate::kernels::lanes::{build, each, join};
 
     #[inline(always)]
     pub(super) fn widen(h: u16x16) -> f32x16 {
         let h = h.to_array();
-        let [lo, hi] = [0, 8].map(|at| {
-            let half = u16x8::new(core::array::from_fn(|i| h[at + i]));
+        let half = |at: usize| {
+            let half = u16x8::new(build(|i| h[at + i]));
             // SAFETY: the build enables F16C (this module's cfg).
             f32x8::from(unsafe { _mm256_cvtph_ps(half.into()) }).to_array()
-        });
-        f32x16::new(core::array::from_fn(|i| if i < 8 { lo[i] } else { hi[i - 8] }))
+        };
+        f32x16::new(join(half(0), half(8)))
     }
 
     /// `x` (exact, or rounded to odd in f32) rounded to nearest f16; a NaN comes out as some
@@ -118,12 +119,12 @@ mod f16c {
     #[inline(always)]
     pub(super) fn nearest<const FTZ: bool>(x: f32x16) -> u32x16 {
         let x = if FTZ { flush_tiny(x) } else { x }.to_array();
-        let [lo, hi] = [0, 8].map(|at| {
-            let half = f32x8::new(core::array::from_fn(|i| x[at + i]));
+        let half = |at: usize| {
+            let half = f32x8::new(build(|i| x[at + i]));
             // SAFETY: the build enables F16C (this module's cfg).
             u16x8::from(unsafe { _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(half.into()) }).to_array()
-        });
-        u32x16::new(core::array::from_fn(|i| u32::from(if i < 8 { lo[i] } else { hi[i - 8] })))
+        };
+        u32x16::new(each(join(half(0), half(8)), u32::from))
     }
 }
 
@@ -226,8 +227,9 @@ impl Half for BF16 {
     /// A bf16 is the top half of an f32.
     #[inline(always)]
     fn widen(h: u16x16) -> Pair {
-        let w = (u32x16::new(h.to_array().map(u32::from)) << 16u32).to_array();
-        Pair([0, 1].map(|half| f64x8::new(core::array::from_fn(|i| f32::from_bits(w[8 * half + i]) as f64))))
+        let w = (u32x16::new(each(h.to_array(), u32::from)) << 16u32).to_array();
+        let half = |at: usize| f64x8::new(build(|i| f32::from_bits(w[at + i]) as f64));
+        Pair([half(0), half(8)])
     }
 
     /// Through f32: rounding to odd at 24 bits (`x as f32`, stepped toward zero where it went
@@ -241,7 +243,7 @@ impl Half for BF16 {
             Some(e) => (odd_f32(to_odd(s.0[0], e.0[0])), odd_f32(to_odd(s.0[1], e.0[1]))),
             None => (odd_f32(s.0[0]), odd_f32(s.0[1])),
         };
-        nearest_bf16(u32x16::new(core::array::from_fn(|i| if i < 8 { lo[i] } else { hi[i - 8] })))
+        nearest_bf16(u32x16::new(join(lo, hi)))
     }
 }
 
@@ -297,7 +299,7 @@ fn clamp<H: Half, const K: usize>(instr: &Instr, ops: [[u16; N]; K], r: u32x16) 
     if mods.oob {
         for op in ops {
             let oob = u16x16::new(op).simd_eq(u16x16::splat(fmt.canonical_nan() as u16));
-            r = <f32x16 as Lanes>::select(u32x16::new(oob.to_array().map(|m| m as i16 as u32)), u32x16::ZERO, r);
+            r = <f32x16 as Lanes>::select(u32x16::new(each(oob.to_array(), |m| m as i16 as u32)), u32x16::ZERO, r);
         }
     }
     if mods.relu {
@@ -306,14 +308,14 @@ fn clamp<H: Half, const K: usize>(instr: &Instr, ops: [[u16; N]; K], r: u32x16) 
     if mods.sat {
         r = saturate::<f32x16>(r, fmt);
     }
-    r.to_array().map(|w| w as u16)
+    each(r.to_array(), |w| w as u16)
 }
 
 /// `add` and `sub` (`a + (−b)`; a NaN result is canonical whatever the sign of `b`).
 fn add<H: Half, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
     let negate = if instr.opcode() == Opcode::Sub { H::FMT.sign_bit() as u16 } else { 0 };
     map::<u16, N, 2>(srcs, dst, |[a, b]| {
-        let s = H::widen(flush::<H, FTZ>(a)) + H::widen(flush::<H, FTZ>(b.map(|w| w ^ negate)));
+        let s = H::widen(flush::<H, FTZ>(a)) + H::widen(flush::<H, FTZ>(each(b, |w| w ^ negate)));
         clamp::<H, 2>(instr, [a, b], H::round::<FTZ>(s, None))
     });
 }
@@ -351,7 +353,7 @@ mod bf16_embedded {
     use wide::{f32x16, u32x16};
 
     use super::super::lanes::embedded_rounding::{RM, RN, RP};
-    use super::super::lanes::map;
+    use super::super::lanes::{each, map};
     use super::{clamp, nearest_bf16, BF16, N};
     use crate::format::Format;
     use crate::ptx::{Instr, Opcode};
@@ -359,7 +361,7 @@ mod bf16_embedded {
     /// Sixteen bf16 operands as f32 lanes.
     #[inline(always)]
     fn widen(h: [u16; N]) -> __m512 {
-        f32x16::from_bits(u32x16::new(h.map(|w| u32::from(w) << 16))).into()
+        f32x16::from_bits(u32x16::new(each(h, |w| u32::from(w) << 16))).into()
     }
 
     #[inline(always)]
@@ -374,7 +376,7 @@ mod bf16_embedded {
     pub(super) fn add(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
         let negate = if instr.opcode() == Opcode::Sub { Format::BF16.sign_bit() as u16 } else { 0 };
         map::<u16, N, 2>(srcs, dst, |[a, b]| {
-            let s = unsafe { _mm512_add_round_ps::<RN>(widen(a), widen(b.map(|w| w ^ negate))) };
+            let s = unsafe { _mm512_add_round_ps::<RN>(widen(a), widen(each(b, |w| w ^ negate))) };
             clamp::<BF16, 2>(instr, [a, b], nearest_bf16(bits(s)))
         });
     }

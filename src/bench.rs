@@ -1,6 +1,11 @@
 //! Throughput measurement for `ptxfp bench`: elements per second of batch evaluation on large
 //! buffers, with one thread and with all threads, against a baseline that moves the same bytes
 //! measured in the same run.
+//!
+//! Two buffer lengths are measured by default. 2^20 elements (4 to 32 MB of operands and
+//! result) exceed every core's private caches but fit the last-level cache of many servers, so
+//! they show what the kernels compute; 2^24 elements (64 to 512 MB) live in memory, so they show
+//! how close evaluation comes to memory bandwidth.
 
 use std::time::{Duration, Instant};
 
@@ -22,10 +27,15 @@ pub const DEFAULT_INSTRS: [&str; 9] = [
     "fma.rn.f64",
 ];
 
+/// The buffer lengths `ptxfp bench` measures when none are given.
+pub const DEFAULT_LENGTHS: [usize; 2] = [1 << 20, 1 << 24];
+
 /// One measurement.
 #[derive(Clone, Debug)]
 pub struct Measurement {
     pub instr: String,
+    /// Elements per buffer.
+    pub elements: usize,
     pub threads: usize,
     pub elements_per_second: f64,
     /// Elements per second of the baseline with the same buffers and threads.
@@ -38,8 +48,8 @@ impl Measurement {
     /// A JSON object (no external serializer needed for these flat fields).
     pub fn to_json(&self) -> String {
         format!(
-            "{{\"instr\": \"{}\", \"threads\": {}, \"elements_per_second\": {:.6e}, \"copy_elements_per_second\": {:.6e}, \"ratio_to_copy\": {:.4}, \"vectorized\": {}}}",
-            self.instr, self.threads, self.elements_per_second, self.copy_elements_per_second, self.ratio_to_copy, self.vectorized
+            "{{\"instr\": \"{}\", \"elements\": {}, \"threads\": {}, \"elements_per_second\": {:.6e}, \"copy_elements_per_second\": {:.6e}, \"ratio_to_copy\": {:.4}, \"vectorized\": {}}}",
+            self.instr, self.elements, self.threads, self.elements_per_second, self.copy_elements_per_second, self.ratio_to_copy, self.vectorized
         )
     }
 }
@@ -76,6 +86,7 @@ fn measure_words<S: Word>(
         let rate = rate.map_err(|e| e.to_string())?;
         out.push(Measurement {
             instr: instr.to_string(),
+            elements: len,
             threads,
             elements_per_second: rate,
             copy_elements_per_second: copy_rate,

@@ -102,17 +102,25 @@ fn ops_lists_the_catalog() {
 
 #[test]
 fn bench_reports_rates_and_the_baseline_ratio_as_json() {
-    let o = ptxfp(&["bench", "--json", "--size", "20000", "add.rn.f32", "cvt.rn.f16.f32"]);
+    let o = ptxfp(&["bench", "--json", "--size", "20000,3001", "add.rn.f32", "cvt.rn.f16.f32"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     let records: Vec<&str> = text.lines().filter(|l| l.contains("\"instr\"")).collect();
-    assert!(records.len() >= 2, "{text}");
-    for r in records {
-        for field in ["\"instr\"", "\"threads\"", "\"elements_per_second\"", "\"ratio_to_copy\""] {
+    // Two instructions × two lengths × one thread and all threads (one record if one thread).
+    assert!(records.len() >= 4 && records.len().is_multiple_of(4), "{text}");
+    for r in &records {
+        for field in ["\"instr\"", "\"elements\"", "\"threads\"", "\"elements_per_second\"", "\"ratio_to_copy\""] {
             assert!(r.contains(field), "{r}");
         }
+    }
+    for n in ["20000", "3001"] {
+        let with_n = records.iter().filter(|r| r.contains(&format!("\"elements\": {n},"))).count();
+        assert_eq!(with_n, records.len() / 2, "{text}");
     }
     let o = ptxfp(&["bench", "frobnicate.f32"]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("frobnicate"));
+    let o = ptxfp(&["bench", "--size", "0", "add.rn.f32"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--size 0"), "{}", stderr(&o));
 }

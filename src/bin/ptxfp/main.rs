@@ -63,9 +63,10 @@ enum Command {
         /// Write the measurements as a JSON list instead of a table.
         #[arg(long)]
         json: bool,
-        /// Elements per buffer.
-        #[arg(long, default_value_t = 1 << 24)]
-        size: usize,
+        /// Elements per buffer; several lengths separated by commas (default: 2^20, whose
+        /// buffers fit a large last-level cache, and 2^24, whose buffers live in memory).
+        #[arg(long, value_delimiter = ',', default_values_t = ptxfp::bench::DEFAULT_LENGTHS)]
+        size: Vec<usize>,
         /// Target architecture (as for `eval`).
         #[arg(long, default_value = "sm_90")]
         arch: String,
@@ -174,7 +175,7 @@ fn eval_line<'a>(target: Target, instr: &Instr, words: impl Iterator<Item = &'a 
     Ok(format_result(instr.ty(), bits))
 }
 
-fn bench(json: bool, size: usize, arch: &str, spellings: &[String]) -> Result<(), String> {
+fn bench(json: bool, sizes: Vec<usize>, arch: &str, spellings: &[String]) -> Result<(), String> {
     let target: Target = arch.parse()?;
     let defaults: Vec<String> = ptxfp::bench::DEFAULT_INSTRS.iter().map(|s| s.to_string()).collect();
     let spellings = if spellings.is_empty() { &defaults[..] } else { spellings };
@@ -183,22 +184,35 @@ fn bench(json: bool, size: usize, arch: &str, spellings: &[String]) -> Result<()
     for i in &instrs {
         target.check(i)?;
     }
+    if let Some(bad) = sizes.iter().find(|&&n| n == 0) {
+        return Err(format!("--size {bad}: a buffer needs at least one element"));
+    }
     let threads = rayon::current_num_threads();
     if !json {
-        println!("{size} elements per buffer, {target}, up to {threads} threads");
-        println!("{:<24} {:>7} {:>16} {:>16} {:>8}  kernel", "instr", "threads", "elements/s", "baseline/s", "ratio");
+        println!("{target}, up to {threads} threads");
+        println!(
+            "{:<24} {:>10} {:>7} {:>16} {:>16} {:>8}  kernel",
+            "instr", "elements", "threads", "elements/s", "baseline/s", "ratio"
+        );
     }
     let mut all = Vec::new();
     for i in &instrs {
-        for m in ptxfp::bench::measure(i, target, size, threads)? {
-            if !json {
-                let kernel = if m.vectorized { "simd" } else { "scalar" };
-                println!(
-                    "{:<24} {:>7} {:>16.4e} {:>16.4e} {:>8.3}  {kernel}",
-                    m.instr, m.threads, m.elements_per_second, m.copy_elements_per_second, m.ratio_to_copy
-                );
+        for &size in &sizes {
+            for m in ptxfp::bench::measure(i, target, size, threads)? {
+                if !json {
+                    let kernel = if m.vectorized { "simd" } else { "scalar" };
+                    println!(
+                        "{:<24} {:>10} {:>7} {:>16.4e} {:>16.4e} {:>8.3}  {kernel}",
+                        m.instr,
+                        m.elements,
+                        m.threads,
+                        m.elements_per_second,
+                        m.copy_elements_per_second,
+                        m.ratio_to_copy
+                    );
+                }
+                all.push(m);
             }
-            all.push(m);
         }
     }
     if json {

@@ -124,6 +124,7 @@ pub fn round_pack(fmt: Format, neg: bool, exp: i32, sig: u128, rnd: Rounding, ft
 
 /// `.sat`: clamp to [+0, 1.0]; NaN → +0 and every negative value, −0 included, → +0
 /// (SEMANTICS §4–§5: \[DOC\] for the clamp and NaN, \[RE Tesla / INF modern\] for −0).
+#[inline]
 pub const fn saturate(fmt: Format, bits: u64) -> u64 {
     if fmt.is_nan(bits) || fmt.is_neg(bits) {
         0
@@ -137,6 +138,7 @@ pub const fn saturate(fmt: Format, bits: u64) -> u64 {
 /// `.relu` (f16/bf16 fma and cvt): a negative result becomes +0 and a NaN becomes the
 /// canonical NaN \[DOC PTX 9.7.4.4\]. −0 also becomes +0: the hardware clamp is taken to be
 /// max(x, +0) with −0 < +0 as in FMNMX \[INF\].
+#[inline]
 pub const fn relu(fmt: Format, bits: u64) -> u64 {
     if fmt.is_nan(bits) {
         fmt.canonical_nan()

@@ -10,11 +10,9 @@
 //! a signalling NaN), shared
 //! equally among its spellings. A packed word carries an independent case in each element.
 //!
-//! Exhaustive tier (`--include-ignored`): all 2^32 operand pairs of `add.rn.f16x2`,
-//! `mul.rn.ftz.f16x2` (tininess after rounding on every product near 2^-14) and
-//! `mul.rn.bf16x2`, element 0 and element 1 of a word carrying different pairs. The scalar
-//! side costs about 50 ns per pair, so each spelling takes one to two minutes on two cores;
-//! `sub` and the bf16 sum share these kernels' code and are covered by the default tier.
+//! All 2^32 operand pairs of every f16 and bf16 kernel of this file (scalar and packed `add`,
+//! `sub`, `mul`) are compared in tests/exhaustive_half.rs with `--features exhaustive-kernels`,
+//! which computes the scalar results once for all of them.
 
 mod common;
 
@@ -24,8 +22,6 @@ use std::time::Instant;
 
 use common::{ap_div, pair, seed, triple, Kind, Layout, Rng};
 use ptxfp::ptx::{catalog, KNOWN_SM};
-#[cfg(feature = "exhaustive-kernels")]
-use ptxfp::Type;
 use ptxfp::{Format, Instr, Mode, Opcode, Rounding, Target, Word};
 use rayon::prelude::*;
 
@@ -305,56 +301,4 @@ fn mul_bf16() {
 #[test]
 fn fma_bf16() {
     random_tier(Family::Fma, Format::BF16);
-}
-
-/// Every pair of 16-bit operands: word `i < 2^31` carries pair `i` in element 0 and pair
-/// `i + 2^31` in element 1 (pair `j` is `a = j >> 16`, `b = j & 0xFFFF`).
-#[cfg(feature = "exhaustive-kernels")]
-fn exhaustive(spelling: &str) {
-    let instr: Instr = spelling.parse().unwrap();
-    assert!(matches!(instr.ty(), Type::F16x2 | Type::BF16x2));
-    let target = Target::DEFAULT;
-    assert!(instr.is_vectorized(target), "{instr} has no SIMD kernel");
-    let start = Instant::now();
-    const WORDS: u64 = 1 << 31;
-    const LEN: u64 = 1 << 16;
-    let failed = AtomicU64::new(0);
-    let examples = Mutex::new(Vec::new());
-    (0..WORDS / LEN).into_par_iter().for_each(|block| {
-        let (a, b): (Vec<u64>, Vec<u64>) = (block * LEN..(block + 1) * LEN)
-            .map(|i| {
-                let j = i + WORDS;
-                ((i >> 16) | (j >> 16) << 16, (i & 0xFFFF) | (j & 0xFFFF) << 16)
-            })
-            .unzip();
-        let (f, ex) = compare(&instr, target, &[a, b]);
-        failed.fetch_add(f, Ordering::Relaxed);
-        examples.lock().unwrap().extend(ex);
-    });
-    let failed = failed.into_inner();
-    eprintln!("{spelling}: all 2^32 pairs, {failed} mismatches, {:.2?}", start.elapsed());
-    let mut examples = examples.into_inner().unwrap();
-    examples.truncate(10);
-    assert!(failed == 0, "{failed} pairs differ:\n{}", examples.join("\n"));
-}
-
-#[test]
-#[cfg(feature = "exhaustive-kernels")]
-#[ignore = "kernel exhaustive tier: cargo test --features exhaustive-kernels -- --include-ignored"]
-fn exhaustive_add_rn_f16x2() {
-    exhaustive("add.rn.f16x2");
-}
-
-#[test]
-#[cfg(feature = "exhaustive-kernels")]
-#[ignore = "kernel exhaustive tier: cargo test --features exhaustive-kernels -- --include-ignored"]
-fn exhaustive_mul_rn_ftz_f16x2() {
-    exhaustive("mul.rn.ftz.f16x2");
-}
-
-#[test]
-#[cfg(feature = "exhaustive-kernels")]
-#[ignore = "kernel exhaustive tier: cargo test --features exhaustive-kernels -- --include-ignored"]
-fn exhaustive_mul_rn_bf16x2() {
-    exhaustive("mul.rn.bf16x2");
 }

@@ -1,15 +1,43 @@
-//! Exhaustive tier: every one of the 2^32 operand pairs of `add.rn` and `mul.rn` for f16 and
-//! for bf16, ptxfp's scalar definitions against an exact reference built from the host's IEEE
-//! binary32 arithmetic and `half`'s round-to-nearest-even narrowing.
+//! Exhaustive tier: every one of the 2^32 operand pairs of `add` and `mul` in f16 and in bf16.
 //!
-//! `sub` is `add` with the sign of a non-NaN `b` flipped (src/ops/add.rs), so its pairs are
-//! these pairs; its own line, the NaN `b` case, is covered with the IEEE oracles
-//! (tests/oracle_ieee.rs) and the kernel equivalence tests.
+//! 1. The scalar definitions of `add.rn` and `mul.rn` against an exact reference built from
+//!    the host's IEEE binary32 arithmetic and `half`'s round-to-nearest-even narrowing.
+//! 2. Every SIMD kernel of the family (each catalog spelling of `add`/`sub` resp. `mul` on the
+//!    format and its packed `x2` type: `.sat`, `.ftz`, with and without `.rn`) against the
+//!    scalar definition, on every pair (in a packed word, the pairs with a sign-clear first
+//!    operand in element 0 and the others in element 1).
 //!
-//! Run with `cargo test --test exhaustive_half -- --include-ignored` (each test is about a
-//! minute and a half of work on two cores; it is parallelised over the first operand).
+//! Part 1 runs in the exhaustive tier: `cargo test --test exhaustive_half -- --include-ignored`
+//! (each test is one to two minutes of work on two cores; it is parallelised over the first
+//! operand). Part 2 adds as much time again or more, too much for CI's budget, and runs only
+//! when the tests are compiled with `--features exhaustive-kernels`.
 //!
-//! Why the reference is exact. Let p be the narrow precision (11 for f16, 8 for bf16). Both
+//! ## The kernel comparison
+//!
+//! Evaluating each spelling's scalar definition on 2^32 pairs would cost about 50 ns a pair,
+//! over an hour for the 60 spellings. The scalar results are instead computed once per pair
+//! (`add` or `mul` rounded to nearest, with and without `.ftz`) and each spelling's definition
+//! is read from them exactly as the code composes it:
+//! - `sub(a, b)` is `add(a, −b)` with the sign of a non-NaN `b` flipped (`ops::add::sub`);
+//! - `.sat` clamps the result with `round::saturate` (`Instr::clamp`; `.oob` and `.relu` do
+//!   not occur in these families);
+//! - a spelling without `.rn` rounds to nearest like the one with it (`Instr::rounding`);
+//! - a packed word applies the scalar definition to each element (`Instr::eval_unchecked`).
+//!
+//! The `.ftz` results of f16 (bf16 has no `.ftz`) are computed only where they can differ
+//! from the results without it, which is where an operand is subnormal or the result without
+//! `.ftz` has magnitude at most 2^-14. Elsewhere both operands are unchanged by the input
+//! flush, so both definitions round the same exact value x (or give the same NaN or
+//! infinity), and they differ only if x is tiny. A result r rounded to nearest with
+//! |r| > 2^-14 is at least 2^-14 + 2^-24, and |x| ≥ |r| − 2^-25 > 2^-14, so x is not tiny.
+//!
+//! Each step of this derivation is checked against `eval_unchecked` itself, for every
+//! spelling, on the pairs with `(a ^ b) & 0xFFF == 0` (2^20 pairs; most are pairs where the
+//! `.ftz` result is taken from the result without it).
+//!
+//! ## The scalar reference
+//!
+//! Let p be the narrow precision (11 for f16, 8 for bf16). Both
 //! operands widen to f32 exactly.
 //!
 //! - Products: an f16 or bf16 product has at most 2p ≤ 22 significant bits, so it is exact in
@@ -43,13 +71,224 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use ptxfp::ops::{add, mul};
-use ptxfp::{Format, Rounding};
+use ptxfp::ptx::catalog;
+use ptxfp::round::saturate;
+use ptxfp::{Format, Instr, Opcode, Rounding, Target};
 use rayon::prelude::*;
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Op {
     Add,
     Mul,
+}
+
+impl Op {
+    fn name(self) -> &'static str {
+        match self {
+            Op::Add => "add",
+            Op::Mul => "mul",
+        }
+    }
+
+    /// The opcodes whose scalar definitions read this operation's results.
+    fn covers(self, opcode: Opcode) -> bool {
+        match self {
+            Op::Add => matches!(opcode, Opcode::Add | Opcode::Sub),
+            Op::Mul => opcode == Opcode::Mul,
+        }
+    }
+
+    /// The scalar definition of `op.rn` on `fmt`, with or without `.ftz` (inlined, so that
+    /// each call site specialises it to its constant `ftz`).
+    #[inline(always)]
+    fn scalar(self, fmt: Format, a: u16, b: u16, ftz: bool) -> u16 {
+        let (a, b) = (u64::from(a), u64::from(b));
+        (match self {
+            Op::Add => add::add(fmt, a, b, Rounding::Rn, ftz),
+            Op::Mul => mul::mul(fmt, a, b, Rounding::Rn, ftz),
+        }) as u16
+    }
+}
+
+/// Every catalog spelling of `op` on `fmt` and its packed type: two sources, vectorized.
+fn spellings(fmt: Format, op: Op) -> Vec<Instr> {
+    let spellings: Vec<Instr> = catalog::entries()
+        .iter()
+        .filter(|e| e.sources == 2 && e.instr.ty().scalar() == fmt && op.covers(e.instr.opcode()))
+        .map(|e| e.instr)
+        .collect();
+    for instr in &spellings {
+        assert!(instr.is_vectorized(Target::DEFAULT), "{instr} has no SIMD kernel");
+        let m = instr.modifiers();
+        assert!(!m.oob && !m.relu, "{instr}: the derivation knows only .sat and .ftz");
+    }
+    spellings
+}
+
+/// The scalar results of `op` for one first operand `a` and every second operand `b`:
+/// `rn[b]` without `.ftz` and, where the format has it, `ftz[b]` with it (taken from `rn`
+/// where the two cannot differ, see the module documentation).
+struct Row {
+    a: u16,
+    rn: Vec<u16>,
+    ftz: Vec<u16>,
+}
+
+impl Row {
+    fn new() -> Row {
+        Row { a: 0, rn: vec![0; 1 << 16], ftz: vec![0; 1 << 16] }
+    }
+
+    /// The results for first operand `a` (buffers are reused: a large allocation per row
+    /// costs more than the row).
+    fn fill(&mut self, fmt: Format, op: Op, a: u16, with_ftz: bool) {
+        self.a = a;
+        for (b, r) in self.rn.iter_mut().enumerate() {
+            *r = op.scalar(fmt, a, b as u16, false);
+        }
+        if with_ftz {
+            assert_eq!(fmt, Format::F16, "the shortcut below is proved for f16");
+            let subnormal = |x: u16| x & 0x7C00 == 0 && x & 0x03FF != 0;
+            for (b, (f, &r)) in self.ftz.iter_mut().zip(&self.rn).enumerate() {
+                let b = b as u16;
+                let may_differ = subnormal(a) || subnormal(b) || r & 0x7FFF <= 0x0400;
+                *f = if may_differ { op.scalar(fmt, a, b, true) } else { r };
+            }
+        }
+    }
+
+    /// The scalar definition of the element type of `instr` on the pairs (`self.a`, `b`), for
+    /// every `b`, into `out`; `saturated[r]` is `round::saturate` of the result `r`.
+    fn expected(&self, instr: &Instr, saturated: &[u16], out: &mut [u16]) {
+        let m = instr.modifiers();
+        let table = if m.ftz { &self.ftz } else { &self.rn };
+        // `sub` reads the result for −b unless b is NaN.
+        let flip = if instr.opcode() == Opcode::Sub { 0x8000 } else { 0 };
+        let inf = instr.format().inf(false) as u16;
+        for (b, r) in out.iter_mut().enumerate() {
+            let b = b as u16;
+            *r = table[usize::from(b ^ (flip * u16::from(b & 0x7FFF <= inf)))];
+        }
+        if m.sat {
+            out.iter_mut().for_each(|r| *r = saturated[usize::from(*r)]);
+        }
+    }
+}
+
+/// The buffers of one worker, reused from one first operand to the next.
+struct Scratch {
+    rows: [Row; 2],
+    /// The expected results per (`.ftz`, `.sat`, `sub`) (they depend on nothing else, so
+    /// aliases and packed forms share them) and row, with the pair of rows they were made for.
+    derived: [([Vec<u16>; 2], Option<u16>); 8],
+    a16: Vec<u16>,
+    a32: Vec<u32>,
+    out16: Vec<u16>,
+    out32: Vec<u32>,
+    want32: Vec<u32>,
+}
+
+impl Scratch {
+    fn new() -> Scratch {
+        let v16 = || vec![0u16; 1 << 16];
+        let v32 = || vec![0u32; 1 << 16];
+        Scratch {
+            rows: [Row::new(), Row::new()],
+            derived: std::array::from_fn(|_| ([v16(), v16()], None)),
+            a16: v16(),
+            a32: v32(),
+            out16: v16(),
+            out32: v32(),
+            want32: v32(),
+        }
+    }
+}
+
+/// Mismatch counting with the first few examples.
+struct Failures {
+    count: AtomicU64,
+    examples: Mutex<Vec<String>>,
+}
+
+impl Failures {
+    fn record(&self, what: impl FnOnce() -> String) {
+        if self.count.fetch_add(1, Ordering::Relaxed) < 10 {
+            self.examples.lock().unwrap().push(what());
+        }
+    }
+}
+
+/// The second operands: every `b`, and the packed words whose element 0 holds `k` and element
+/// 1 `k ^ 0x8000`, so that element 0 pairs (rows[0].a, k) and element 1 (rows[1].a,
+/// k ^ 0x8000): every pair of both rows once, each element seeing every second operand.
+struct Operands {
+    bs: Vec<u16>,
+    packed: Vec<u32>,
+}
+
+/// Every kernel of `spellings` on every pair whose first operand is `rows[0].a` or
+/// `rows[1].a` (two rows, so that the elements of a packed word hold different operands); and
+/// the derivation of [`Row::expected`] against the scalar definitions themselves, on the pairs
+/// with `(a ^ b) & 0xFFF == 0`.
+fn check(spellings: &[Instr], s: &mut Scratch, ops: &Operands, saturated: &[u16], failures: &Failures) {
+    let target = Target::DEFAULT;
+    for instr in spellings {
+        let m = instr.modifiers();
+        let key = usize::from(m.ftz) << 2 | usize::from(m.sat) << 1 | usize::from(instr.opcode() == Opcode::Sub);
+        let (want, made_for) = &mut s.derived[key];
+        if *made_for != Some(s.rows[0].a) {
+            for (row, out) in s.rows.iter().zip(want.iter_mut()) {
+                row.expected(instr, saturated, out);
+            }
+            *made_for = Some(s.rows[0].a);
+        }
+        if instr.ty().lanes() == 1 {
+            for (row, want) in s.rows.iter().zip(want.iter()) {
+                s.a16.fill(row.a);
+                instr.eval_batch(target, &[&s.a16, &ops.bs], &mut s.out16).unwrap();
+                if s.out16 != *want {
+                    for (b, (&got, &want)) in s.out16.iter().zip(want).enumerate().filter(|(_, (g, w))| g != w) {
+                        failures.record(|| {
+                            format!("{instr} [{:#06x}, {b:#06x}]: kernel {got:#06x}, scalar {want:#06x}", row.a)
+                        });
+                    }
+                }
+            }
+        } else {
+            s.a32.fill(u32::from(s.rows[0].a) | u32::from(s.rows[1].a) << 16);
+            instr.eval_batch(target, &[&s.a32, &ops.packed], &mut s.out32).unwrap();
+            for (k, w) in s.want32.iter_mut().enumerate() {
+                *w = u32::from(want[0][k]) | u32::from(want[1][k ^ 0x8000]) << 16;
+            }
+            if s.out32 != s.want32 {
+                for (k, (&got, &want)) in s.out32.iter().zip(&s.want32).enumerate().filter(|(_, (g, w))| g != w) {
+                    failures.record(|| {
+                        format!(
+                            "{instr} [{:#010x}, {:#010x}]: kernel {got:#010x}, scalar {want:#010x}",
+                            s.a32[0], ops.packed[k]
+                        )
+                    });
+                }
+            }
+        }
+        for (row, want) in s.rows.iter().zip(want.iter()) {
+            for b in (0..16u16).map(|top| top << 12 | row.a & 0xFFF) {
+                let want = want[usize::from(b)];
+                let (a, b) = (u64::from(row.a), u64::from(b));
+                let got = if instr.ty().lanes() == 1 {
+                    instr.eval_unchecked(target, &[a, b]) as u16
+                } else {
+                    // Both elements carry the pair.
+                    let w = instr.eval_unchecked(target, &[a | a << 16, b | b << 16]);
+                    assert_eq!(w >> 16, w & 0xFFFF, "{instr}: the elements of one pair differ");
+                    w as u16
+                };
+                if got != want {
+                    failures.record(|| format!("{instr} [{a:#06x}, {b:#06x}]: scalar {got:#06x}, derived {want:#06x}"));
+                }
+            }
+        }
+    }
 }
 
 fn exhaustive(fmt: Format, op: Op) {
@@ -60,59 +299,93 @@ fn exhaustive(fmt: Format, op: Op) {
         Format::BF16 => (|x| half::bf16::from_bits(x).to_f32(), |x| half::bf16::from_f32(x).to_bits()),
         _ => unreachable!(),
     };
-    let name = match op {
-        Op::Add => "add",
-        Op::Mul => "mul",
-    };
-    let label = format!("{name}.rn.{}", fmt.name());
+    let spellings = spellings(fmt, op);
+    // The kernel comparison runs with `--features exhaustive-kernels` (module documentation).
+    let kernels_too = cfg!(feature = "exhaustive-kernels");
+    let with_ftz = kernels_too && spellings.iter().any(|i| i.modifiers().ftz);
+    let saturated: Vec<u16> = (0..=0xFFFF).map(|r| saturate(fmt, r) as u16).collect();
+    let label = format!("{}.{}", op.name(), fmt.name());
     let start = Instant::now();
-    let failed = AtomicU64::new(0);
-    let examples = Mutex::new(Vec::<String>::new());
-    (0u32..=0xFFFF).into_par_iter().for_each(|a| {
-        let fa = widen(a as u16);
-        let mut local = 0u64;
-        for b in 0u32..=0xFFFF {
-            let fb = widen(b as u16);
-            let (got, exact) = match op {
-                Op::Add => (add::add(fmt, a as u64, b as u64, Rounding::Rn, false), fa + fb),
-                Op::Mul => (mul::mul(fmt, a as u64, b as u64, Rounding::Rn, false), fa * fb),
-            };
-            let want = if exact.is_nan() { 0x7FFF } else { narrow(exact) as u64 };
-            if got != want {
-                local += 1;
-                let mut ex = examples.lock().unwrap();
-                if ex.len() < 10 {
-                    ex.push(format!("{label} [{a:#06x}, {b:#06x}]: ptxfp {got:#06x} reference {want:#06x}"));
+    let reference = Failures { count: AtomicU64::new(0), examples: Mutex::new(Vec::new()) };
+    let kernels = Failures { count: AtomicU64::new(0), examples: Mutex::new(Vec::new()) };
+    let bs: Vec<u16> = (0..=0xFFFF).collect();
+    let packed = bs.iter().map(|&k| u32::from(k) | u32::from(k ^ 0x8000) << 16).collect();
+    let ops = Operands { bs, packed };
+    (0u16..0x8000).into_par_iter().for_each_init(Scratch::new, |s, a| {
+        for (row, a) in s.rows.iter_mut().zip([a, a | 0x8000]) {
+            row.fill(fmt, op, a, with_ftz);
+        }
+        for row in &s.rows {
+            let fa = widen(row.a);
+            for (b, &got) in (0..=0xFFFFu16).zip(&row.rn) {
+                let fb = widen(b);
+                let exact = match op {
+                    Op::Add => fa + fb,
+                    Op::Mul => fa * fb,
+                };
+                let want = if exact.is_nan() { 0x7FFF } else { narrow(exact) };
+                if got != want {
+                    reference.record(|| {
+                        format!("{label}.rn [{:#06x}, {b:#06x}]: ptxfp {got:#06x} reference {want:#06x}", row.a)
+                    });
                 }
             }
         }
-        failed.fetch_add(local, Ordering::Relaxed);
+        if kernels_too {
+            check(&spellings, s, &ops, &saturated, &kernels);
+        }
     });
-    let failed = failed.into_inner();
-    eprintln!("{label}: 4294967296 operand pairs, {failed} mismatches, {:.1?}", start.elapsed());
-    assert!(failed == 0, "{label}: {failed} mismatches:\n{}", examples.into_inner().unwrap().join("\n"));
+    let (wrong, differ) = (reference.count.into_inner(), kernels.count.into_inner());
+    let compared = if kernels_too {
+        format!("{} kernels with {differ} mismatches", spellings.len())
+    } else {
+        "kernels not compared (--features exhaustive-kernels)".to_string()
+    };
+    eprintln!("{label}: 4294967296 operand pairs, {wrong} scalar results wrong, {compared}, {:.1?}", start.elapsed());
+    assert!(wrong == 0, "{label}.rn: {wrong} mismatches:\n{}", reference.examples.into_inner().unwrap().join("\n"));
+    assert!(differ == 0, "{label}: {differ} kernel mismatches:\n{}", kernels.examples.into_inner().unwrap().join("\n"));
+}
+
+/// The families below cover every vectorized f16/bf16 instruction with at most two operands.
+#[test]
+fn every_two_operand_half_kernel_is_in_a_family() {
+    for e in catalog::entries() {
+        let half = matches!(e.instr.format(), Format::F16 | Format::BF16);
+        if half && e.sources <= 2 && e.instr.is_vectorized(Target::DEFAULT) {
+            assert!(
+                Op::Add.covers(e.instr.opcode()) || Op::Mul.covers(e.instr.opcode()),
+                "{} has a kernel but no exhaustive family here",
+                e.instr
+            );
+        }
+    }
+    for fmt in [Format::F16, Format::BF16] {
+        for op in [Op::Add, Op::Mul] {
+            assert!(spellings(fmt, op).len() >= 4, "{} {}", op.name(), fmt.name());
+        }
+    }
 }
 
 #[test]
 #[ignore = "exhaustive tier: run with --include-ignored"]
-fn exhaustive_add_rn_f16() {
+fn exhaustive_add_sub_f16() {
     exhaustive(Format::F16, Op::Add);
 }
 
 #[test]
 #[ignore = "exhaustive tier: run with --include-ignored"]
-fn exhaustive_mul_rn_f16() {
+fn exhaustive_mul_f16() {
     exhaustive(Format::F16, Op::Mul);
 }
 
 #[test]
 #[ignore = "exhaustive tier: run with --include-ignored"]
-fn exhaustive_add_rn_bf16() {
+fn exhaustive_add_sub_bf16() {
     exhaustive(Format::BF16, Op::Add);
 }
 
 #[test]
 #[ignore = "exhaustive tier: run with --include-ignored"]
-fn exhaustive_mul_rn_bf16() {
+fn exhaustive_mul_bf16() {
     exhaustive(Format::BF16, Op::Mul);
 }

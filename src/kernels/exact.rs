@@ -26,7 +26,7 @@ use super::lanes::{
     build, join, map, narrow_mask, nearest_f32, saturate, to_odd, truncate, two_sum, zero_sign, Dir, Lanes,
 };
 #[cfg(not(target_feature = "avx512f"))]
-use super::lanes::{Rm, Rn, Rp, Rz};
+use super::lanes::{each, Rm, Rn, Rp, Rz};
 use super::Kernel;
 use crate::format::Format;
 use crate::ptx::{Instr, Mode, Opcode};

@@ -23,7 +23,8 @@
 use wide::{f32x16, f64x8, u32x16, u32x8, u64x8};
 
 use super::lanes::{
-    build, join, map, narrow_mask, nearest_f32, saturate, to_odd, truncate, two_sum, zero_sign, Dir, Lanes,
+    build, join, map, narrow_mask, nearest_f32, saturate, to_odd, truncate, two_sum, widen_f32_bits, zero_sign, Dir,
+    Lanes,
 };
 #[cfg(not(target_feature = "avx512f"))]
 use super::lanes::{each, Rm, Rn, Rp, Rz};
@@ -82,9 +83,7 @@ fn widen<const FTZ: bool>(words: [u32; N]) -> [f64x8; 2] {
         let normal = (w & u32x16::splat(F32.exp_mask() as u32)).simd_ne(u32x16::ZERO);
         w &= normal | u32x16::splat(F32.sign_bit() as u32);
     }
-    let w = w.to_array();
-    let half = |at: usize| f64x8::new(build(|i| f32::from_bits(w[at + i]) as f64));
-    [half(0), half(8)]
+    widen_f32_bits(w.to_array())
 }
 
 /// `x`, exact or rounded to odd at f64's precision, rounded to f32 in direction `R` as

@@ -4,9 +4,9 @@
 //!
 //! f16 is computed in f32 lanes, bf16 (whose exponent range is f32's) in f64 lanes; see
 //! [`super::lanes`]. Where the build has AVX-512, bf16 takes f32 lanes too, with the rounding
-//! direction encoded in each instruction (the `bf16_embedded` module). fma rounds TwoSum's pair to odd first. A sum or product needs no error
-//! term: rounding it to nearest in W and then to nearest in the narrow format is the correct
-//! rounding, because W has at least 2p + 2 bits (Figueroa, "When is double rounding
+//! direction encoded in each instruction (the `bf16_embedded` module). fma rounds TwoSum's
+//! pair to odd first. A sum or product needs no error term: rounding it to nearest in W and
+//! then to nearest in the narrow format is the correct rounding, because W has at least 2p + 2 bits (Figueroa, "When is double rounding
 //! innocuous?", 1995) and, when W has to round a sum at all, the sum is far inside the narrow
 //! format's normal range (the argument is written out in tests/exhaustive_half.rs).
 
@@ -14,7 +14,7 @@ use core::ops::{Add, Mul, Sub};
 
 use wide::{f32x16, f64x8, u16x16, u32x16, u32x8};
 
-use super::lanes::{build, each, join, map, narrow_mask, nearest_f32, saturate, to_odd, two_sum, Lanes};
+use super::lanes::{each, join, map, narrow_mask, nearest_f32, saturate, to_odd, two_sum, widen_f32_bits, Lanes};
 use super::Kernel;
 use crate::format::Format;
 use crate::ptx::{Instr, Mode, Opcode};
@@ -227,9 +227,7 @@ impl Half for BF16 {
     /// A bf16 is the top half of an f32.
     #[inline(always)]
     fn widen(h: u16x16) -> Pair {
-        let w = (u32x16::new(each(h.to_array(), u32::from)) << 16u32).to_array();
-        let half = |at: usize| f64x8::new(build(|i| f32::from_bits(w[at + i]) as f64));
-        Pair([half(0), half(8)])
+        Pair(widen_f32_bits((u32x16::new(each(h.to_array(), u32::from)) << 16u32).to_array()))
     }
 
     /// Through f32: rounding to odd at 24 bits (`x as f32`, stepped toward zero where it went
@@ -343,8 +341,7 @@ fn fma<H: Half, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]
 /// afterwards (module documentation). `fma` is rounded to odd at f32's precision from three
 /// fused VFMADDs: where rounding down and rounding up give the same number the result is
 /// exact, and rounding to nearest gives it with IEEE's sign of an exact zero; otherwise (NaN
-/// included, which stays NaN) the exact result lies
-/// strictly between the two, and the one nearer zero with its last bit set is its rounding to
+/// included, which stays NaN) the exact result lies strictly between the two, and the one nearer zero with its last bit set is its rounding to
 /// odd (past the largest f32, the largest f32, which [`nearest_bf16`] carries into Inf).
 #[cfg(target_feature = "avx512f")]
 mod bf16_embedded {

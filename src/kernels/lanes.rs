@@ -208,6 +208,13 @@ pub(super) fn join<T: Copy + Default>(lo: [T; 8], hi: [T; 8]) -> [T; 16] {
     build(|i| if i < 8 { lo[i] } else { hi[i - 8] })
 }
 
+/// Sixteen f32 encodings as two groups of eight f64 lanes (exact).
+#[inline(always)]
+pub(super) fn widen_f32_bits(w: [u32; 16]) -> [f64x8; 2] {
+    let half = |at: usize| f64x8::new(build(|i| f32::from_bits(w[at + i]) as f64));
+    [half(0), half(8)]
+}
+
 /// `x as f32` for each lane (Rust defines it as rounding to nearest-even onto IEEE's
 /// subnormal grid, overflowing to ±Inf: [`crate::round::round_pack`] in `.rn`), with masks of
 /// the lanes where that moved the magnitude up and where it moved it down. The rounded value

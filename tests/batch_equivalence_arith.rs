@@ -11,8 +11,8 @@
 //! equally among its spellings. A packed word carries an independent case in each element.
 //!
 //! All 2^32 operand pairs of every f16 and bf16 kernel of this file (scalar and packed `add`,
-//! `sub`, `mul`) are compared in tests/exhaustive_half.rs with `--features exhaustive-kernels`,
-//! which computes the scalar results once for all of them.
+//! `sub`, `mul`) are compared in the exhaustive tier by tests/exhaustive_half.rs, which
+//! computes the scalar results once for all of them.
 
 mod common;
 

@@ -7,10 +7,9 @@
 //!    scalar definition, on every pair (in a packed word, the pairs with a sign-clear first
 //!    operand in element 0 and the others in element 1).
 //!
-//! Part 1 runs in the exhaustive tier: `cargo test --test exhaustive_half -- --include-ignored`
-//! (each test is one to two minutes of work on two cores; it is parallelised over the first
-//! operand). Part 2 adds as much time again or more, too much for CI's budget, and runs only
-//! when the tests are compiled with `--features exhaustive-kernels`.
+//! Both parts run in the exhaustive tier, `cargo test --test exhaustive_half -- --include-ignored`
+//! (about two minutes of work per family on two cores, parallelised over the first operand),
+//! and share one evaluation of the scalar definitions per pair.
 //!
 //! ## The kernel comparison
 //!
@@ -24,12 +23,19 @@
 //! - a spelling without `.rn` rounds to nearest like the one with it (`Instr::rounding`);
 //! - a packed word applies the scalar definition to each element (`Instr::eval_unchecked`).
 //!
-//! The `.ftz` results of f16 (bf16 has no `.ftz`) are computed only where they can differ
-//! from the results without it, which is where an operand is subnormal or the result without
-//! `.ftz` has magnitude at most 2^-14. Elsewhere both operands are unchanged by the input
-//! flush, so both definitions round the same exact value x (or give the same NaN or
-//! infinity), and they differ only if x is tiny. A result r rounded to nearest with
-//! |r| > 2^-14 is at least 2^-14 + 2^-24, and |x| ≥ |r| − 2^-25 > 2^-14, so x is not tiny.
+//! The `.ftz` results of f16 (bf16 has no `.ftz`) are evaluated only where an operand is
+//! subnormal or the result r without `.ftz` is ±2^-14; elsewhere they follow from r. There
+//! both operands are unchanged by the input flush, so both definitions round the same exact
+//! value x (or give the same NaN, infinity or exact zero), and they differ only if x is tiny,
+//! i.e. below 2^-14 in magnitude after rounding to 11 bits with unbounded exponent
+//! (SEMANTICS §5):
+//! - |r| > 2^-14: r is at least 2^-14 + 2^-24, and |x| ≥ |r| − 2^-25 > 2^-14, so x is not tiny
+//!   and the `.ftz` result is r;
+//! - |r| < 2^-14 (r zero or subnormal): |x| lies below the midpoint 2^-14 − 2^-25 between the
+//!   largest subnormal and 2^-14 (the midpoint itself rounds to the even 2^-14), and
+//!   2^-14 − 2^-25 is an 11-bit number, so x rounds with unbounded exponent to at most it: x
+//!   is tiny (or an exact zero) and the `.ftz` result is the zero of r's sign (a nonzero x
+//!   keeps its sign when it rounds to a zero).
 //!
 //! Each step of this derivation is checked against `eval_unchecked` itself, for every
 //! spelling, on the pairs with `(a ^ b) & 0xFFF == 0` (2^20 pairs; most are pairs where the
@@ -99,7 +105,7 @@ impl Op {
     }
 
     /// The scalar definition of `op.rn` on `fmt`, with or without `.ftz` (inlined, so that
-    /// each call site specialises it to its constant `ftz`).
+    /// each call site specialises it to its constant format, operation and `ftz`).
     #[inline(always)]
     fn scalar(self, fmt: Format, a: u16, b: u16, ftz: bool) -> u16 {
         let (a, b) = (u64::from(a), u64::from(b));
@@ -140,8 +146,21 @@ impl Row {
     }
 
     /// The results for first operand `a` (buffers are reused: a large allocation per row
-    /// costs more than the row).
+    /// costs more than the row). Each arm sees a constant format and operation, so the scalar
+    /// definition specialises to them, as in `Instr::eval_unchecked`: a row costs a quarter
+    /// (`add`) to a half (`mul`) less than with both known only at run time.
     fn fill(&mut self, fmt: Format, op: Op, a: u16, with_ftz: bool) {
+        match (fmt, op) {
+            (Format::F16, Op::Add) => self.fill_in(Format::F16, Op::Add, a, with_ftz),
+            (Format::F16, Op::Mul) => self.fill_in(Format::F16, Op::Mul, a, with_ftz),
+            (Format::BF16, Op::Add) => self.fill_in(Format::BF16, Op::Add, a, with_ftz),
+            (Format::BF16, Op::Mul) => self.fill_in(Format::BF16, Op::Mul, a, with_ftz),
+            _ => unreachable!("{} is not a 16-bit format", fmt.name()),
+        }
+    }
+
+    #[inline(always)]
+    fn fill_in(&mut self, fmt: Format, op: Op, a: u16, with_ftz: bool) {
         self.a = a;
         for (b, r) in self.rn.iter_mut().enumerate() {
             *r = op.scalar(fmt, a, b as u16, false);
@@ -151,8 +170,14 @@ impl Row {
             let subnormal = |x: u16| x & 0x7C00 == 0 && x & 0x03FF != 0;
             for (b, (f, &r)) in self.ftz.iter_mut().zip(&self.rn).enumerate() {
                 let b = b as u16;
-                let may_differ = subnormal(a) || subnormal(b) || r & 0x7FFF <= 0x0400;
-                *f = if may_differ { op.scalar(fmt, a, b, true) } else { r };
+                let magnitude = r & 0x7FFF;
+                *f = if subnormal(a) || subnormal(b) || magnitude == 0x0400 {
+                    op.scalar(fmt, a, b, true)
+                } else if magnitude < 0x0400 {
+                    r & 0x8000
+                } else {
+                    r
+                };
             }
         }
     }
@@ -162,12 +187,18 @@ impl Row {
     fn expected(&self, instr: &Instr, saturated: &[u16], out: &mut [u16]) {
         let m = instr.modifiers();
         let table = if m.ftz { &self.ftz } else { &self.rn };
-        // `sub` reads the result for −b unless b is NaN.
-        let flip = if instr.opcode() == Opcode::Sub { 0x8000 } else { 0 };
-        let inf = instr.format().inf(false) as u16;
-        for (b, r) in out.iter_mut().enumerate() {
-            let b = b as u16;
-            *r = table[usize::from(b ^ (flip * u16::from(b & 0x7FFF <= inf)))];
+        if instr.opcode() == Opcode::Sub {
+            // `sub` reads the result for −b (the other half of the row) unless b is NaN.
+            let (positive, negative) = table.split_at(0x8000);
+            let (lo, hi) = out.split_at_mut(0x8000);
+            lo.copy_from_slice(negative);
+            hi.copy_from_slice(positive);
+            let nan = instr.format().inf(false) as usize + 1..0x8000;
+            for b in nan.clone().chain(nan.start | 0x8000..nan.end | 0x8000) {
+                out[b] = table[b];
+            }
+        } else {
+            out.copy_from_slice(table);
         }
         if m.sat {
             out.iter_mut().for_each(|r| *r = saturated[usize::from(*r)]);
@@ -175,17 +206,26 @@ impl Row {
     }
 }
 
+/// The expected results of the spellings with one combination of `.ftz`, `.sat` and `sub`
+/// (they depend on nothing else, so aliases and the scalar and packed forms share them).
+struct Derived {
+    /// Per row, indexed by `b`.
+    rows: [Vec<u16>; 2],
+    /// Per packed second operand of [`Operands::packed`].
+    packed: Vec<u32>,
+    /// The first operand of `rows[0]` they were made for.
+    made_for: Option<u16>,
+}
+
 /// The buffers of one worker, reused from one first operand to the next.
 struct Scratch {
     rows: [Row; 2],
-    /// The expected results per (`.ftz`, `.sat`, `sub`) (they depend on nothing else, so
-    /// aliases and packed forms share them) and row, with the pair of rows they were made for.
-    derived: [([Vec<u16>; 2], Option<u16>); 8],
+    /// Indexed by `.ftz << 2 | .sat << 1 | sub`.
+    derived: [Derived; 8],
     a16: Vec<u16>,
     a32: Vec<u32>,
     out16: Vec<u16>,
     out32: Vec<u32>,
-    want32: Vec<u32>,
 }
 
 impl Scratch {
@@ -194,12 +234,11 @@ impl Scratch {
         let v32 = || vec![0u32; 1 << 16];
         Scratch {
             rows: [Row::new(), Row::new()],
-            derived: std::array::from_fn(|_| ([v16(), v16()], None)),
+            derived: std::array::from_fn(|_| Derived { rows: [v16(), v16()], packed: v32(), made_for: None }),
             a16: v16(),
             a32: v32(),
             out16: v16(),
             out32: v32(),
-            want32: v32(),
         }
     }
 }
@@ -235,13 +274,21 @@ fn check(spellings: &[Instr], s: &mut Scratch, ops: &Operands, saturated: &[u16]
     for instr in spellings {
         let m = instr.modifiers();
         let key = usize::from(m.ftz) << 2 | usize::from(m.sat) << 1 | usize::from(instr.opcode() == Opcode::Sub);
-        let (want, made_for) = &mut s.derived[key];
-        if *made_for != Some(s.rows[0].a) {
-            for (row, out) in s.rows.iter().zip(want.iter_mut()) {
+        let derived = &mut s.derived[key];
+        if derived.made_for != Some(s.rows[0].a) {
+            for (row, out) in s.rows.iter().zip(derived.rows.iter_mut()) {
                 row.expected(instr, saturated, out);
             }
-            *made_for = Some(s.rows[0].a);
+            // Word k pairs element 0 of row 0 with b = k and element 1 of row 1 with k ^ 0x8000.
+            let [lo, hi] = &derived.rows;
+            let (hi_first, hi_second) = hi.split_at(0x8000);
+            let hi_swapped = hi_second.iter().chain(hi_first);
+            for ((w, &l), &h) in derived.packed.iter_mut().zip(lo).zip(hi_swapped) {
+                *w = u32::from(l) | u32::from(h) << 16;
+            }
+            derived.made_for = Some(s.rows[0].a);
         }
+        let want = &derived.rows;
         if instr.ty().lanes() == 1 {
             for (row, want) in s.rows.iter().zip(want.iter()) {
                 s.a16.fill(row.a);
@@ -257,11 +304,8 @@ fn check(spellings: &[Instr], s: &mut Scratch, ops: &Operands, saturated: &[u16]
         } else {
             s.a32.fill(u32::from(s.rows[0].a) | u32::from(s.rows[1].a) << 16);
             instr.eval_batch(target, &[&s.a32, &ops.packed], &mut s.out32).unwrap();
-            for (k, w) in s.want32.iter_mut().enumerate() {
-                *w = u32::from(want[0][k]) | u32::from(want[1][k ^ 0x8000]) << 16;
-            }
-            if s.out32 != s.want32 {
-                for (k, (&got, &want)) in s.out32.iter().zip(&s.want32).enumerate().filter(|(_, (g, w))| g != w) {
+            if s.out32 != derived.packed {
+                for (k, (&got, &want)) in s.out32.iter().zip(&derived.packed).enumerate().filter(|(_, (g, w))| g != w) {
                     failures.record(|| {
                         format!(
                             "{instr} [{:#010x}, {:#010x}]: kernel {got:#010x}, scalar {want:#010x}",
@@ -300,9 +344,7 @@ fn exhaustive(fmt: Format, op: Op) {
         _ => unreachable!(),
     };
     let spellings = spellings(fmt, op);
-    // The kernel comparison runs with `--features exhaustive-kernels` (module documentation).
-    let kernels_too = cfg!(feature = "exhaustive-kernels");
-    let with_ftz = kernels_too && spellings.iter().any(|i| i.modifiers().ftz);
+    let with_ftz = spellings.iter().any(|i| i.modifiers().ftz);
     let saturated: Vec<u16> = (0..=0xFFFF).map(|r| saturate(fmt, r) as u16).collect();
     let label = format!("{}.{}", op.name(), fmt.name());
     let start = Instant::now();
@@ -331,17 +373,14 @@ fn exhaustive(fmt: Format, op: Op) {
                 }
             }
         }
-        if kernels_too {
-            check(&spellings, s, &ops, &saturated, &kernels);
-        }
+        check(&spellings, s, &ops, &saturated, &kernels);
     });
     let (wrong, differ) = (reference.count.into_inner(), kernels.count.into_inner());
-    let compared = if kernels_too {
-        format!("{} kernels with {differ} mismatches", spellings.len())
-    } else {
-        "kernels not compared (--features exhaustive-kernels)".to_string()
-    };
-    eprintln!("{label}: 4294967296 operand pairs, {wrong} scalar results wrong, {compared}, {:.1?}", start.elapsed());
+    let kernel_count = spellings.len();
+    eprintln!(
+        "{label}: 4294967296 operand pairs, {wrong} scalar results wrong, {kernel_count} kernels with {differ} mismatches, {:.1?}",
+        start.elapsed()
+    );
     assert!(wrong == 0, "{label}.rn: {wrong} mismatches:\n{}", reference.examples.into_inner().unwrap().join("\n"));
     assert!(differ == 0, "{label}: {differ} kernel mismatches:\n{}", kernels.examples.into_inner().unwrap().join("\n"));
 }

@@ -4,8 +4,8 @@
 //!
 //! f16 is computed in f32 lanes, bf16 (whose exponent range is f32's) in f64 lanes; see
 //! [`super::lanes`]. Where the build has AVX-512, bf16 takes f32 lanes too, with the rounding
-//! direction encoded in each instruction (the `bf16_embedded` module). fma rounds TwoSum's
-//! pair to odd first. A sum or product needs no error term: rounding it to nearest in W and
+//! direction encoded in each instruction, and fma of both formats is rounded to odd by three
+//! such instructions (the `embedded` module); elsewhere fma rounds TwoSum's pair to odd. A sum or product needs no error term: rounding it to nearest in W and
 //! then to nearest in the narrow format is the correct rounding, because W has at least 2p + 2 bits (Figueroa, "When is double rounding
 //! innocuous?", 1995) and, when W has to round a sum at all, the sum is far inside the narrow
 //! format's normal range (the argument is written out in tests/exhaustive_half.rs).
@@ -14,7 +14,9 @@ use core::ops::{Add, Mul, Sub};
 
 use wide::{f32x16, f64x8, u16x16, u32x16, u32x8};
 
-use super::lanes::{each, join, map, narrow_mask, nearest_f32, saturate, to_odd, two_sum, widen_f32_bits, Lanes};
+#[cfg(not(target_feature = "avx512f"))]
+use super::lanes::two_sum;
+use super::lanes::{each, join, map, narrow_mask, nearest_f32, saturate, to_odd, widen_f32_bits, Lanes};
 use super::Kernel;
 use crate::format::Format;
 use crate::ptx::{Instr, Mode, Opcode};
@@ -31,14 +33,20 @@ pub(super) fn select(instr: &Instr) -> Option<Kernel> {
         (Format::F16, Opcode::Add | Opcode::Sub, true) => add::<F16, true>,
         (Format::F16, Opcode::Mul, false) => mul::<F16, false>,
         (Format::F16, Opcode::Mul, true) => mul::<F16, true>,
+        #[cfg(target_feature = "avx512f")]
+        (Format::F16, Opcode::Fma, false) => embedded::fma_f16::<false>,
+        #[cfg(target_feature = "avx512f")]
+        (Format::F16, Opcode::Fma, true) => embedded::fma_f16::<true>,
+        #[cfg(not(target_feature = "avx512f"))]
         (Format::F16, Opcode::Fma, false) => fma::<F16, false>,
+        #[cfg(not(target_feature = "avx512f"))]
         (Format::F16, Opcode::Fma, true) => fma::<F16, true>,
         #[cfg(target_feature = "avx512f")]
-        (Format::BF16, Opcode::Add | Opcode::Sub, false) => bf16_embedded::add,
+        (Format::BF16, Opcode::Add | Opcode::Sub, false) => embedded::add_bf16,
         #[cfg(target_feature = "avx512f")]
-        (Format::BF16, Opcode::Mul, false) => bf16_embedded::mul,
+        (Format::BF16, Opcode::Mul, false) => embedded::mul_bf16,
         #[cfg(target_feature = "avx512f")]
-        (Format::BF16, Opcode::Fma, false) => bf16_embedded::fma,
+        (Format::BF16, Opcode::Fma, false) => embedded::fma_bf16,
         #[cfg(not(target_feature = "avx512f"))]
         (Format::BF16, Opcode::Add | Opcode::Sub, false) => add::<BF16, false>,
         #[cfg(not(target_feature = "avx512f"))]
@@ -93,16 +101,42 @@ impl Half for F16 {
 }
 
 /// f16 ⇄ f32 in hardware where the build has F16C: VCVTPH2PS, and VCVTPS2PH rounding to
-/// nearest onto the subnormal grid. Elsewhere [`portable`], which gives the same bits.
+/// nearest onto the subnormal grid, on all sixteen lanes at once where it also has AVX-512F
+/// and on two halves of eight otherwise. Elsewhere [`portable`], which gives the same bits.
 #[cfg(all(target_arch = "x86_64", target_feature = "f16c"))]
 mod f16c {
-    use core::arch::x86_64::{_mm256_cvtph_ps, _mm256_cvtps_ph, _MM_FROUND_TO_NEAREST_INT};
+    use core::arch::x86_64::_MM_FROUND_TO_NEAREST_INT;
+    #[cfg(not(target_feature = "avx512f"))]
+    use core::arch::x86_64::{_mm256_cvtph_ps, _mm256_cvtps_ph};
+    #[cfg(target_feature = "avx512f")]
+    use core::arch::x86_64::{_mm512_cvtph_ps, _mm512_cvtps_ph};
 
-    use wide::{f32x16, f32x8, u16x16, u16x8, u32x16};
+    use wide::{f32x16, u16x16, u32x16};
+    #[cfg(not(target_feature = "avx512f"))]
+    use wide::{f32x8, u16x8};
 
     use super::flush_tiny;
+    #[cfg(not(target_feature = "avx512f"))]
     use crate::kernels::lanes::{build, each, join};
 
+    #[cfg(target_feature = "avx512f")]
+    #[inline(always)]
+    pub(super) fn widen(h: u16x16) -> f32x16 {
+        // SAFETY: the build enables AVX-512F (this function's cfg).
+        f32x16::from(unsafe { _mm512_cvtph_ps(h.into()) })
+    }
+
+    /// `x` (exact, or rounded to odd in f32) rounded to nearest f16; a NaN comes out as some
+    /// NaN.
+    #[cfg(target_feature = "avx512f")]
+    #[inline(always)]
+    pub(super) fn nearest<const FTZ: bool>(x: f32x16) -> u32x16 {
+        let x = if FTZ { flush_tiny(x) } else { x };
+        // SAFETY: the build enables AVX-512F (this function's cfg).
+        u32x16::from(u16x16::from(unsafe { _mm512_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(x.into()) }))
+    }
+
+    #[cfg(not(target_feature = "avx512f"))]
     #[inline(always)]
     pub(super) fn widen(h: u16x16) -> f32x16 {
         let h = h.to_array();
@@ -114,8 +148,8 @@ mod f16c {
         f32x16::new(join(half(0), half(8)))
     }
 
-    /// `x` (exact, or rounded to odd in f32) rounded to nearest f16; a NaN comes out as some
-    /// NaN.
+    /// As above, on two halves of eight lanes.
+    #[cfg(not(target_feature = "avx512f"))]
     #[inline(always)]
     pub(super) fn nearest<const FTZ: bool>(x: f32x16) -> u32x16 {
         let x = if FTZ { flush_tiny(x) } else { x }.to_array();
@@ -326,7 +360,9 @@ fn mul<H: Half, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]
     });
 }
 
-/// `fma`: the exact product, TwoSum with `c`, one rounding.
+/// `fma`: the exact product, TwoSum with `c`, one rounding (builds without AVX-512; see
+/// [`embedded`] for the others).
+#[cfg(not(target_feature = "avx512f"))]
 fn fma<H: Half, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
     map::<u16, N, 3>(srcs, dst, |[a, b, c]| {
         let p = H::widen(flush::<H, FTZ>(a)) * H::widen(flush::<H, FTZ>(b));
@@ -335,29 +371,30 @@ fn fma<H: Half, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]
     });
 }
 
-/// bf16 `add`, `sub`, `mul` and `fma` where the build has AVX-512: in f32 lanes (a bf16 is the
-/// top half of an f32), the rounding direction encoded in each instruction, then
-/// [`nearest_bf16`]. A sum or product rounded to nearest in f32 rounds correctly to bf16
-/// afterwards (module documentation). `fma` is rounded to odd at f32's precision from three
-/// fused VFMADDs: where rounding down and rounding up give the same number the result is
-/// exact, and rounding to nearest gives it with IEEE's sign of an exact zero; otherwise (NaN
-/// included, which stays NaN) the exact result lies strictly between the two, and the one nearer zero with its last bit set is its rounding to
-/// odd (past the largest f32, the largest f32, which [`nearest_bf16`] carries into Inf).
+/// Where the build has AVX-512, the rounding direction encoded in each instruction:
+/// - bf16 `add`, `sub`, `mul` and `fma` in f32 lanes (a bf16 is the top half of an f32), then
+///   [`nearest_bf16`]. A sum or product rounded to nearest in f32 rounds correctly to bf16
+///   afterwards (module documentation).
+/// - f16 `fma` in f32 lanes, then F16C's rounding to nearest f16 (an f16 product is exact in
+///   f32, and the f32 fma cannot overflow: |a·b + c| < 2^33).
+///
+/// `fma` is rounded to odd at f32's precision by [`fma_to_odd`] (24 ≥ p + 2 bits, so the one
+/// rounding to nearest that follows is the correct one).
 #[cfg(target_feature = "avx512f")]
-mod bf16_embedded {
+mod embedded {
     use std::arch::x86_64::{__m512, _mm512_add_round_ps, _mm512_fmadd_round_ps, _mm512_mul_round_ps};
 
     use wide::{f32x16, u32x16};
 
     use super::super::lanes::embedded_rounding::{RM, RN, RP};
     use super::super::lanes::{each, map};
-    use super::{clamp, nearest_bf16, BF16, N};
+    use super::{clamp, flush, nearest_bf16, Half, BF16, F16, N};
     use crate::format::Format;
     use crate::ptx::{Instr, Opcode};
 
     /// Sixteen bf16 operands as f32 lanes.
     #[inline(always)]
-    fn widen(h: [u16; N]) -> __m512 {
+    fn widen_bf16(h: [u16; N]) -> __m512 {
         f32x16::from_bits(u32x16::new(each(h, |w| u32::from(w) << 16))).into()
     }
 
@@ -369,38 +406,56 @@ mod bf16_embedded {
     // SAFETY (the intrinsics below): this module is compiled only with AVX-512F enabled, and
     // the intrinsics only compute.
 
-    /// `add` and `sub` (`a + (−b)`; a NaN result is canonical whatever the sign of `b`).
-    pub(super) fn add(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
+    /// bf16 `add` and `sub` (`a + (−b)`; a NaN result is canonical whatever the sign of `b`).
+    pub(super) fn add_bf16(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
         let negate = if instr.opcode() == Opcode::Sub { Format::BF16.sign_bit() as u16 } else { 0 };
         map::<u16, N, 2>(srcs, dst, |[a, b]| {
-            let s = unsafe { _mm512_add_round_ps::<RN>(widen(a), widen(each(b, |w| w ^ negate))) };
+            let s = unsafe { _mm512_add_round_ps::<RN>(widen_bf16(a), widen_bf16(each(b, |w| w ^ negate))) };
             clamp::<BF16, 2>(instr, [a, b], nearest_bf16(bits(s)))
         });
     }
 
-    pub(super) fn mul(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
+    pub(super) fn mul_bf16(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
         map::<u16, N, 2>(srcs, dst, |[a, b]| {
-            let p = unsafe { _mm512_mul_round_ps::<RN>(widen(a), widen(b)) };
+            let p = unsafe { _mm512_mul_round_ps::<RN>(widen_bf16(a), widen_bf16(b)) };
             clamp::<BF16, 2>(instr, [a, b], nearest_bf16(bits(p)))
         });
     }
 
-    pub(super) fn fma(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
-        let magnitude = u32x16::splat(Format::F32.mask() as u32 >> 1);
+    pub(super) fn fma_bf16(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
         map::<u16, N, 3>(srcs, dst, |[a, b, c]| {
-            let (x, y, z) = (widen(a), widen(b), widen(c));
-            let (near, down, up) = unsafe {
-                (
-                    bits(_mm512_fmadd_round_ps::<RN>(x, y, z)),
-                    bits(_mm512_fmadd_round_ps::<RM>(x, y, z)),
-                    bits(_mm512_fmadd_round_ps::<RP>(x, y, z)),
-                )
-            };
-            // Equal as numbers: an exact zero rounds to −0 downward and to +0 upward.
-            let exact = f32x16::from_bits(down).simd_eq(f32x16::from_bits(up)).to_bits();
-            let toward_zero = (down & magnitude).simd_lt(up & magnitude).bitselect(down, up);
-            let odd = exact.bitselect(near, toward_zero | u32x16::ONE);
+            let odd = fma_to_odd(widen_bf16(a), widen_bf16(b), widen_bf16(c));
             clamp::<BF16, 3>(instr, [a, b, c], nearest_bf16(odd))
         });
+    }
+
+    pub(super) fn fma_f16<const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
+        let widen = |h: [u16; N]| F16::widen(flush::<F16, FTZ>(h)).into();
+        map::<u16, N, 3>(srcs, dst, |[a, b, c]| {
+            let odd = fma_to_odd(widen(a), widen(b), widen(c));
+            clamp::<F16, 3>(instr, [a, b, c], F16::round::<FTZ>(f32x16::from_bits(odd), None))
+        });
+    }
+
+    /// `x·y + z` rounded to odd at f32's precision, from three fused VFMADDs: where rounding
+    /// down and rounding up give the same number the result is exact, and rounding to nearest
+    /// gives it with IEEE's sign of an exact zero; otherwise (NaN included, which stays NaN)
+    /// the exact result lies strictly between the two, and the one nearer zero with its last
+    /// bit set is its rounding to odd (past the largest f32, the largest f32, which
+    /// [`nearest_bf16`] carries into Inf).
+    #[inline(always)]
+    fn fma_to_odd(x: __m512, y: __m512, z: __m512) -> u32x16 {
+        let magnitude = u32x16::splat(Format::F32.mask() as u32 >> 1);
+        let (near, down, up) = unsafe {
+            (
+                bits(_mm512_fmadd_round_ps::<RN>(x, y, z)),
+                bits(_mm512_fmadd_round_ps::<RM>(x, y, z)),
+                bits(_mm512_fmadd_round_ps::<RP>(x, y, z)),
+            )
+        };
+        // Equal as numbers: an exact zero rounds to −0 downward and to +0 upward.
+        let exact = f32x16::from_bits(down).simd_eq(f32x16::from_bits(up)).to_bits();
+        let toward_zero = (down & magnitude).simd_lt(up & magnitude).bitselect(down, up);
+        exact.bitselect(near, toward_zero | u32x16::ONE)
     }
 }

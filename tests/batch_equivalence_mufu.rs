@@ -10,15 +10,8 @@
 //! depend on the target also run there (an eighth of the inputs); the others must have no
 //! kernel there (RRO lowering), nor `sqrt.approx` on sm_50 (RCP(RSQ(x))).
 //!
-//! Exhaustive tier (compiled with `--features exhaustive-kernels`, run with
-//! `--include-ignored`): all 2^32 inputs of each spelling on sm_90, one test per spelling. The
-//! scalar side dominates (15–45 ns per input in a release build, several times more under the
-//! test profile's overflow checks), so run it in release:
-//! `cargo test --release --features exhaustive-kernels --test batch_equivalence_mufu -- --include-ignored`
-//! (about one to two minutes per spelling on two cores).
-
-#[cfg(feature = "exhaustive-kernels")]
-use std::time::Instant;
+//! All 2^32 inputs of every spelling are compared in tests/exhaustive_unary_f32.rs (with
+//! `--features exhaustive-kernels`).
 
 use ptxfp::{Instr, Target};
 use rayon::prelude::*;
@@ -175,68 +168,4 @@ fn sqrt_approx_has_no_kernel_on_sm_50() {
         let instr: Instr = spelling.parse().unwrap();
         assert!(!instr.is_vectorized(sm50), "{spelling} must run its RCP(RSQ(x)) lowering on sm_50");
     }
-}
-
-/// All 2^32 inputs of `spelling` on sm_90, in blocks of 2^24; prints the wall time.
-#[cfg(feature = "exhaustive-kernels")]
-fn exhaustive(spelling: &str) {
-    let start = Instant::now();
-    for block in 0..256u32 {
-        let xs: Vec<u32> = (0..1u32 << 24).map(|i| block << 24 | i).collect();
-        check(spelling, Target::DEFAULT, &xs);
-    }
-    eprintln!("{spelling}: all 2^32 inputs in {:.1} s", start.elapsed().as_secs_f64());
-}
-
-macro_rules! exhaustive_tests {
-    ($($name:ident: $spelling:literal,)*) => {$(
-        #[test]
-        #[cfg(feature = "exhaustive-kernels")]
-        #[ignore = "kernel exhaustive tier: cargo test --features exhaustive-kernels -- --include-ignored"]
-        fn $name() {
-            exhaustive($spelling);
-        }
-    )*
-        #[test]
-        fn exhaustive_tier_covers_every_spelling() {
-            let mut covered = vec![$($spelling),*];
-            let mut all = SPELLINGS.to_vec();
-            covered.sort_unstable();
-            all.sort_unstable();
-            assert_eq!(covered, all);
-        }
-    };
-}
-
-exhaustive_tests! {
-    exhaustive_rcp_approx_ftz_f32: "rcp.approx.ftz.f32",
-    exhaustive_rcp_approx_f32: "rcp.approx.f32",
-    exhaustive_rsqrt_approx_ftz_f32: "rsqrt.approx.ftz.f32",
-    exhaustive_rsqrt_approx_f32: "rsqrt.approx.f32",
-    exhaustive_sqrt_approx_ftz_f32: "sqrt.approx.ftz.f32",
-    exhaustive_sqrt_approx_f32: "sqrt.approx.f32",
-    exhaustive_lg2_approx_ftz_f32: "lg2.approx.ftz.f32",
-    exhaustive_lg2_approx_f32: "lg2.approx.f32",
-    exhaustive_ex2_approx_ftz_f32: "ex2.approx.ftz.f32",
-    exhaustive_ex2_approx_f32: "ex2.approx.f32",
-    exhaustive_sin_approx_ftz_f32: "sin.approx.ftz.f32",
-    exhaustive_sin_approx_f32: "sin.approx.f32",
-    exhaustive_cos_approx_ftz_f32: "cos.approx.ftz.f32",
-    exhaustive_cos_approx_f32: "cos.approx.f32",
-    exhaustive_tanh_approx_f32: "tanh.approx.f32",
-    exhaustive_mufu_rcp: "MUFU.RCP",
-    exhaustive_mufu_rcp_sat: "MUFU.RCP.SAT",
-    exhaustive_mufu_rsq: "MUFU.RSQ",
-    exhaustive_mufu_rsq_sat: "MUFU.RSQ.SAT",
-    exhaustive_mufu_sqrt: "MUFU.SQRT",
-    exhaustive_mufu_sqrt_sat: "MUFU.SQRT.SAT",
-    exhaustive_mufu_lg2: "MUFU.LG2",
-    exhaustive_mufu_lg2_sat: "MUFU.LG2.SAT",
-    exhaustive_mufu_ex2: "MUFU.EX2",
-    exhaustive_mufu_ex2_sat: "MUFU.EX2.SAT",
-    exhaustive_mufu_sin: "MUFU.SIN",
-    exhaustive_mufu_sin_sat: "MUFU.SIN.SAT",
-    exhaustive_mufu_cos: "MUFU.COS",
-    exhaustive_mufu_cos_sat: "MUFU.COS.SAT",
-    exhaustive_mufu_tanh: "MUFU.TANH",
 }

@@ -1,0 +1,385 @@
+//! Every unary f32 SIMD kernel against its scalar definition on all 2^32 inputs, on sm_90:
+//! `rcp`, `rsqrt`, `sqrt`, `lg2`, `ex2`, `sin`, `cos` `.approx{.ftz}.f32`, `tanh.approx.f32`,
+//! `MUFU.RCP/RSQ/SQRT/LG2/EX2/SIN/COS{.SAT}` and `MUFU.TANH`.
+//!
+//! The all-input tests (one per MUFU function, 25–80 s each on two cores, 10 minutes in all)
+//! are compiled with `--features exhaustive-kernels` and run with `--include-ignored`,
+//! preferably in a release build:
+//! `cargo test --release --features exhaustive-kernels --test exhaustive_unary_f32 -- --include-ignored`.
+//! The default tier checks that the groups below cover every such kernel and the readings
+//! below on a sample; tests/batch_equivalence_mufu.rs compares the kernels on 12.6 million
+//! inputs.
+//!
+//! ## The scalar results
+//!
+//! Evaluating each spelling's scalar definition through `Instr::eval_unchecked` costs 15–60 ns
+//! an input, about an hour for the 30 spellings. The ten groups below need one evaluation of a
+//! MUFU function per input and group (5–15 ns; the dispatch of `eval_unchecked` is about
+//! half of its cost). The definitions are instead read from one
+//! evaluation of the MUFU function (`ptxfp::mufu`) per input and group, exactly as
+//! `ptx::lower` composes them on sm_70 and later (SEMANTICS §1.1):
+//! - `MUFU.X` is the function, `MUFU.X.SAT` its result through `round::saturate`;
+//! - `rcp`, `rsqrt`, `sqrt`, `lg2` and `ex2` `.approx.ftz.f32` and `tanh.approx.f32` are the
+//!   function itself;
+//! - `sin` and `cos` `.approx{.ftz}.f32` are the function of `FMUL.RZ(x, 0x3E22F983)` (the
+//!   scalar `mul.rz.f32`; `.ftz` changes nothing there);
+//! - the other `.approx.f32` forms are the function itself outside the inputs that take a
+//!   scaling branch, where `eval_unchecked` is called: for `rsqrt`, `sqrt` and `lg2` the inputs
+//!   below FLT_MIN in magnitude and the NaNs; for `ex2` the inputs not ≥ −126 (NaNs included);
+//!   for `rcp` the inputs below FLT_MIN or above 2^126 in magnitude (elsewhere the scale is 1:
+//!   `FMUL(x, 1)` is `x` for a normal x and the canonical NaN for a NaN, whose MUFU.RCP is the
+//!   canonical NaN either way, and `FMUL(1, r)` is `r` for every MUFU result, which is never
+//!   subnormal and whose NaN is canonical).
+//!
+//! Each reading is checked against `eval_unchecked` itself, for every spelling: in the
+//! all-input tests on every 4096th input of each block (2^20 inputs per spelling), in the
+//! default tier on every 65537th input and around every threshold of the scaling branches.
+
+use ptxfp::ops::mul::mul;
+use ptxfp::ptx::catalog;
+use ptxfp::round::saturate;
+use ptxfp::{mufu, Format, Instr, Rounding, Target, Type};
+
+const F32: Format = Format::F32;
+const FLT_MIN: u32 = 0x0080_0000;
+const TWO_126: u32 = 0x7E80_0000;
+const INF: u32 = 0x7F80_0000;
+/// −126.0.
+const MINUS_126: u32 = 0xC2FC_0000;
+/// RN(1/2π), the FMUL.RZ constant before MUFU.SIN/COS.
+const INV_2PI: u32 = 0x3E22_F983;
+
+/// Where a group's function is evaluated.
+#[derive(Clone, Copy)]
+enum Argument {
+    /// The input itself.
+    Input,
+    /// `FMUL.RZ(x, 1/2π)`.
+    Turns,
+}
+
+/// How a spelling's scalar definition reads its group's function value `f`.
+#[derive(Clone, Copy)]
+enum Reading {
+    /// `f`.
+    Value,
+    /// `saturate(f)`.
+    Saturated,
+    /// `f` except on the inputs for which the predicate holds (the scaling branches), where the
+    /// definition is evaluated.
+    ValueOutside(fn(u32) -> bool),
+}
+
+/// A MUFU function and the spellings whose scalar definitions read it.
+struct Group {
+    function: fn(u32) -> u32,
+    argument: Argument,
+    spellings: &'static [(&'static str, Reading)],
+}
+
+fn magnitude(x: u32) -> u32 {
+    x & 0x7FFF_FFFF
+}
+
+fn is_nan(x: u32) -> bool {
+    magnitude(x) > INF
+}
+
+/// `rsqrt`, `sqrt`, `lg2` `.approx.f32`: zeros, subnormals and NaNs are scaled by 2^24 first.
+fn below_flt_min_or_nan(x: u32) -> bool {
+    magnitude(x) < FLT_MIN || is_nan(x)
+}
+
+/// `rcp.approx.f32`: inputs below FLT_MIN are scaled by 2^24, those above 2^126 by 1/4.
+fn rcp_scaled(x: u32) -> bool {
+    !is_nan(x) && (magnitude(x) < FLT_MIN || magnitude(x) > TWO_126)
+}
+
+/// `ex2.approx.f32`: unless x ≥ −126, the argument is halved and the result squared.
+fn ex2_scaled(x: u32) -> bool {
+    is_nan(x) || (x >> 31 == 1 && magnitude(x) > magnitude(MINUS_126))
+}
+
+const GROUPS: [(&str, Group); 10] = {
+    use Argument::{Input, Turns};
+    use Reading::{Saturated, Value, ValueOutside};
+    [
+        (
+            "rcp",
+            Group {
+                function: mufu::rcp::rcp,
+                argument: Input,
+                spellings: &[
+                    ("MUFU.RCP", Value),
+                    ("MUFU.RCP.SAT", Saturated),
+                    ("rcp.approx.ftz.f32", Value),
+                    ("rcp.approx.f32", ValueOutside(rcp_scaled)),
+                ],
+            },
+        ),
+        (
+            "rsq",
+            Group {
+                function: mufu::rsq::rsq,
+                argument: Input,
+                spellings: &[
+                    ("MUFU.RSQ", Value),
+                    ("MUFU.RSQ.SAT", Saturated),
+                    ("rsqrt.approx.ftz.f32", Value),
+                    ("rsqrt.approx.f32", ValueOutside(below_flt_min_or_nan)),
+                ],
+            },
+        ),
+        (
+            "sqrt",
+            Group {
+                function: mufu::sqrt::sqrt,
+                argument: Input,
+                spellings: &[
+                    ("MUFU.SQRT", Value),
+                    ("MUFU.SQRT.SAT", Saturated),
+                    ("sqrt.approx.ftz.f32", Value),
+                    ("sqrt.approx.f32", ValueOutside(below_flt_min_or_nan)),
+                ],
+            },
+        ),
+        (
+            "lg2",
+            Group {
+                function: mufu::lg2::lg2,
+                argument: Input,
+                spellings: &[
+                    ("MUFU.LG2", Value),
+                    ("MUFU.LG2.SAT", Saturated),
+                    ("lg2.approx.ftz.f32", Value),
+                    ("lg2.approx.f32", ValueOutside(below_flt_min_or_nan)),
+                ],
+            },
+        ),
+        (
+            "ex2",
+            Group {
+                function: mufu::ex2::ex2,
+                argument: Input,
+                spellings: &[
+                    ("MUFU.EX2", Value),
+                    ("MUFU.EX2.SAT", Saturated),
+                    ("ex2.approx.ftz.f32", Value),
+                    ("ex2.approx.f32", ValueOutside(ex2_scaled)),
+                ],
+            },
+        ),
+        (
+            "sin",
+            Group {
+                function: mufu::sincos::sin,
+                argument: Input,
+                spellings: &[("MUFU.SIN", Value), ("MUFU.SIN.SAT", Saturated)],
+            },
+        ),
+        (
+            "cos",
+            Group {
+                function: mufu::sincos::cos,
+                argument: Input,
+                spellings: &[("MUFU.COS", Value), ("MUFU.COS.SAT", Saturated)],
+            },
+        ),
+        (
+            "sin.approx",
+            Group {
+                function: mufu::sincos::sin,
+                argument: Turns,
+                spellings: &[("sin.approx.f32", Value), ("sin.approx.ftz.f32", Value)],
+            },
+        ),
+        (
+            "cos.approx",
+            Group {
+                function: mufu::sincos::cos,
+                argument: Turns,
+                spellings: &[("cos.approx.f32", Value), ("cos.approx.ftz.f32", Value)],
+            },
+        ),
+        (
+            "tanh",
+            Group {
+                function: mufu::tanh::tanh,
+                argument: Input,
+                spellings: &[("MUFU.TANH", Value), ("tanh.approx.f32", Value)],
+            },
+        ),
+    ]
+};
+
+/// The group's function at the argument of input `x`.
+fn value(group: &Group, x: u32) -> u32 {
+    match group.argument {
+        Argument::Input => (group.function)(x),
+        Argument::Turns => (group.function)(mul(F32, x.into(), INV_2PI.into(), Rounding::Rz, false) as u32),
+    }
+}
+
+/// A spelling's scalar result on `x` as read from the function value `v`; `scalar` evaluates
+/// the definition.
+fn read(reading: Reading, x: u32, v: u32, scalar: impl Fn(u32) -> u32) -> u32 {
+    match reading {
+        Reading::Value => v,
+        Reading::Saturated => saturate(F32, v.into()) as u32,
+        Reading::ValueOutside(scaled) if scaled(x) => scalar(x),
+        Reading::ValueOutside(_) => v,
+    }
+}
+
+fn parse(spellings: &[(&str, Reading)]) -> Vec<(Instr, Reading)> {
+    spellings.iter().map(|&(s, reading)| (s.parse().expect("a catalog spelling"), reading)).collect()
+}
+
+/// The groups hold every unary f32 spelling of the catalog that has a kernel on sm_90, once.
+#[test]
+fn groups_cover_every_unary_f32_kernel() {
+    let mut covered: Vec<String> = GROUPS
+        .iter()
+        .flat_map(|(_, g)| g.spellings.iter().map(|(s, _)| s.parse::<Instr>().unwrap().to_string()))
+        .collect();
+    let mut kernels: Vec<String> = catalog::entries()
+        .iter()
+        .filter(|e| e.sources == 1 && e.instr.ty() == Type::F32 && e.instr.is_vectorized(Target::DEFAULT))
+        .map(|e| e.instr.to_string())
+        .collect();
+    covered.sort_unstable();
+    kernels.sort_unstable();
+    assert_eq!(covered, kernels);
+}
+
+/// The readings against `eval_unchecked` on every 65537th input and on the neighbours of
+/// the scaling thresholds (±FLT_MIN, ±2^126, −126) and of zero and infinity.
+#[test]
+fn readings_match_the_scalar_definitions_on_a_sample() {
+    let target = Target::DEFAULT;
+    let mut xs: Vec<u32> = (0..=u32::MAX).step_by(65537).collect();
+    for edge in [0, FLT_MIN, TWO_126, INF, MINUS_126 & 0x7FFF_FFFF] {
+        for d in 0..4 {
+            for m in [edge.wrapping_add(d), edge.wrapping_sub(d)] {
+                xs.extend([m, m | 0x8000_0000]);
+            }
+        }
+    }
+    for (name, group) in &GROUPS {
+        for (instr, reading) in parse(group.spellings) {
+            let scalar = |x: u32| instr.eval_unchecked(target, &[x.into()]) as u32;
+            for &x in &xs {
+                let (want, got) = (scalar(x), read(reading, x, value(group, x), scalar));
+                assert_eq!(got, want, "{name}: {instr} {x:#010x} read {got:#010x}, scalar {want:#010x}");
+            }
+        }
+    }
+}
+
+#[cfg(feature = "exhaustive-kernels")]
+mod all_inputs {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Mutex;
+    use std::time::Instant;
+
+    use rayon::prelude::*;
+
+    use super::*;
+
+    fn group(name: &str) -> &'static Group {
+        &GROUPS.iter().find(|(n, _)| *n == name).expect("a group of GROUPS").1
+    }
+
+    /// Mismatch counting with the first few examples.
+    struct Failures {
+        count: AtomicU64,
+        examples: Mutex<Vec<String>>,
+    }
+
+    impl Failures {
+        fn record(&self, what: impl FnOnce() -> String) {
+            if self.count.fetch_add(1, Ordering::Relaxed) < 10 {
+                self.examples.lock().unwrap().push(what());
+            }
+        }
+    }
+
+    /// All 2^32 inputs of every spelling of the group, in blocks of 2^16 on every core.
+    fn exhaustive(name: &str) {
+        let group = group(name);
+        let target = Target::DEFAULT;
+        let spellings = parse(group.spellings);
+        for (instr, _) in &spellings {
+            assert!(instr.is_vectorized(target), "{instr} has no kernel on {target}");
+        }
+        let start = Instant::now();
+        let kernels = Failures { count: AtomicU64::new(0), examples: Mutex::new(Vec::new()) };
+        let readings = Failures { count: AtomicU64::new(0), examples: Mutex::new(Vec::new()) };
+        (0..1u32 << 16).into_par_iter().for_each_init(
+            || (vec![0u32; 1 << 16], vec![0u32; 1 << 16], vec![0u32; 1 << 16]),
+            |(xs, want, got), block| {
+                for (i, x) in xs.iter_mut().enumerate() {
+                    *x = block << 16 | i as u32;
+                }
+                let value: Vec<u32> = xs.iter().map(|&x| value(group, x)).collect();
+                for (instr, reading) in &spellings {
+                    let scalar = |x: u32| instr.eval_unchecked(target, &[x.into()]) as u32;
+                    for ((w, &v), &x) in want.iter_mut().zip(&value).zip(xs.iter()) {
+                        *w = read(*reading, x, v, scalar);
+                    }
+                    instr.eval_batch(target, &[&xs[..]], &mut got[..]).unwrap();
+                    if got != want {
+                        for ((&x, &g), &w) in xs.iter().zip(got.iter()).zip(want.iter()).filter(|((_, g), w)| g != w) {
+                            kernels.record(|| format!("{instr} {x:#010x}: kernel {g:#010x}, scalar {w:#010x}"));
+                        }
+                    }
+                    for (&x, &w) in xs.iter().zip(want.iter()).step_by(4096) {
+                        let s = scalar(x);
+                        if s != w {
+                            readings.record(|| format!("{instr} {x:#010x}: scalar {s:#010x}, read {w:#010x}"));
+                        }
+                    }
+                }
+            },
+        );
+        let (differ, misread) = (kernels.count.into_inner(), readings.count.into_inner());
+        eprintln!(
+            "{name}: all 2^32 inputs of {} spellings in {:.1} s: {differ} kernel mismatches, {misread} misread scalar results",
+            spellings.len(),
+            start.elapsed().as_secs_f64()
+        );
+        assert!(
+            misread == 0,
+            "{name}: {misread} readings differ:\n{}",
+            readings.examples.into_inner().unwrap().join("\n")
+        );
+        assert!(
+            differ == 0,
+            "{name}: {differ} kernel mismatches:\n{}",
+            kernels.examples.into_inner().unwrap().join("\n")
+        );
+    }
+
+    macro_rules! exhaustive_tests {
+        ($($name:ident: $group:literal,)*) => {$(
+            #[test]
+            #[ignore = "kernel exhaustive tier: cargo test --release --features exhaustive-kernels -- --include-ignored"]
+            fn $name() {
+                exhaustive($group);
+            }
+        )*};
+    }
+
+    exhaustive_tests! {
+        exhaustive_rcp: "rcp",
+        exhaustive_rsq: "rsq",
+        exhaustive_sqrt: "sqrt",
+        exhaustive_lg2: "lg2",
+        exhaustive_ex2: "ex2",
+        exhaustive_sin: "sin",
+        exhaustive_cos: "cos",
+        exhaustive_sin_approx: "sin.approx",
+        exhaustive_cos_approx: "cos.approx",
+        exhaustive_tanh: "tanh",
+    }
+}

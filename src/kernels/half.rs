@@ -5,10 +5,12 @@
 //! f16 is computed in f32 lanes, bf16 (whose exponent range is f32's) in f64 lanes; see
 //! [`super::lanes`]. Where the build has AVX-512, bf16 takes f32 lanes too, with the rounding
 //! direction encoded in each instruction, and fma of both formats is rounded to odd by three
-//! such instructions (the `embedded` module); elsewhere fma rounds TwoSum's pair to odd. A sum or product needs no error term: rounding it to nearest in W and
-//! then to nearest in the narrow format is the correct rounding, because W has at least 2p + 2 bits (Figueroa, "When is double rounding
-//! innocuous?", 1995) and, when W has to round a sum at all, the sum is far inside the narrow
-//! format's normal range (the argument is written out in tests/exhaustive_half.rs).
+//! such instructions (the `embedded` module); elsewhere fma rounds TwoSum's pair to odd. A sum
+//! or product needs no error term: rounding it to nearest in W and then to nearest in the
+//! narrow format is the correct rounding, because W has at least 2p + 2 bits (Figueroa, "When
+//! is double rounding innocuous?", 1995) and, when W has to round a sum at all, the sum is far
+//! inside the narrow format's normal range (the argument is written out in
+//! tests/exhaustive_half.rs).
 
 use core::ops::{Add, Mul, Sub};
 

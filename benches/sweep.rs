@@ -1,7 +1,7 @@
 //! The rate of `ptxfp sweep ex2.approx.ftz.f32` over all 2^32 inputs against a plain scalar
 //! loop over CORE-MATH's correctly rounded exp2f on the same inputs, measured in the same run
-//! (one thread and all threads for the loop). `cargo bench --bench sweep`; the sweep's own
-//! report is printed too.
+//! (one thread and all threads for the loop). `cargo bench --features benches --bench sweep`;
+//! the sweep's own report is printed too.
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;

@@ -72,8 +72,6 @@
 //! NaN: whenever the reference is NaN, ptxfp must write exactly the canonical 0x7FFF
 //! (SEMANTICS §4); signed zeros and everything else are compared bit for bit.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 use ptxfp::ops::{add, mul};
@@ -81,6 +79,9 @@ use ptxfp::ptx::catalog;
 use ptxfp::round::saturate;
 use ptxfp::{Format, Instr, Opcode, Rounding, Target};
 use rayon::prelude::*;
+
+mod failures;
+use failures::Failures;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Op {
@@ -243,20 +244,6 @@ impl Scratch {
     }
 }
 
-/// Mismatch counting with the first few examples.
-struct Failures {
-    count: AtomicU64,
-    examples: Mutex<Vec<String>>,
-}
-
-impl Failures {
-    fn record(&self, what: impl FnOnce() -> String) {
-        if self.count.fetch_add(1, Ordering::Relaxed) < 10 {
-            self.examples.lock().unwrap().push(what());
-        }
-    }
-}
-
 /// The second operands: every `b`, and the packed words whose element 0 holds `k` and element
 /// 1 `k ^ 0x8000`, so that element 0 pairs (rows[0].a, k) and element 1 (rows[1].a,
 /// k ^ 0x8000): every pair of both rows once, each element seeing every second operand.
@@ -348,8 +335,8 @@ fn exhaustive(fmt: Format, op: Op) {
     let saturated: Vec<u16> = (0..=0xFFFF).map(|r| saturate(fmt, r) as u16).collect();
     let label = format!("{}.{}", op.name(), fmt.name());
     let start = Instant::now();
-    let reference = Failures { count: AtomicU64::new(0), examples: Mutex::new(Vec::new()) };
-    let kernels = Failures { count: AtomicU64::new(0), examples: Mutex::new(Vec::new()) };
+    let reference = Failures::new();
+    let kernels = Failures::new();
     let bs: Vec<u16> = (0..=0xFFFF).collect();
     let packed = bs.iter().map(|&k| u32::from(k) | u32::from(k ^ 0x8000) << 16).collect();
     let ops = Operands { bs, packed };
@@ -375,14 +362,14 @@ fn exhaustive(fmt: Format, op: Op) {
         }
         check(&spellings, s, &ops, &saturated, &kernels);
     });
-    let (wrong, differ) = (reference.count.into_inner(), kernels.count.into_inner());
+    let ((wrong, wrong_examples), (differ, differ_examples)) = (reference.into_report(), kernels.into_report());
     let kernel_count = spellings.len();
     eprintln!(
         "{label}: 4294967296 operand pairs, {wrong} scalar results wrong, {kernel_count} kernels with {differ} mismatches, {:.1?}",
         start.elapsed()
     );
-    assert!(wrong == 0, "{label}.rn: {wrong} mismatches:\n{}", reference.examples.into_inner().unwrap().join("\n"));
-    assert!(differ == 0, "{label}: {differ} kernel mismatches:\n{}", kernels.examples.into_inner().unwrap().join("\n"));
+    assert!(wrong == 0, "{label}.rn: {wrong} mismatches:\n{wrong_examples}");
+    assert!(differ == 0, "{label}: {differ} kernel mismatches:\n{differ_examples}");
 }
 
 /// The families below cover every vectorized f16/bf16 instruction with at most two operands.

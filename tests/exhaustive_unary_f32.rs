@@ -277,31 +277,19 @@ fn readings_match_the_scalar_definitions_on_a_sample() {
 }
 
 #[cfg(feature = "exhaustive-kernels")]
+mod failures;
+
+#[cfg(feature = "exhaustive-kernels")]
 mod all_inputs {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    use std::sync::Mutex;
     use std::time::Instant;
 
     use rayon::prelude::*;
 
+    use super::failures::Failures;
     use super::*;
 
     fn group(name: &str) -> &'static Group {
         &GROUPS.iter().find(|(n, _)| *n == name).expect("a group of GROUPS").1
-    }
-
-    /// Mismatch counting with the first few examples.
-    struct Failures {
-        count: AtomicU64,
-        examples: Mutex<Vec<String>>,
-    }
-
-    impl Failures {
-        fn record(&self, what: impl FnOnce() -> String) {
-            if self.count.fetch_add(1, Ordering::Relaxed) < 10 {
-                self.examples.lock().unwrap().push(what());
-            }
-        }
     }
 
     /// All 2^32 inputs of every spelling of the group, in blocks of 2^16 on every core.
@@ -313,8 +301,8 @@ mod all_inputs {
             assert!(instr.is_vectorized(target), "{instr} has no kernel on {target}");
         }
         let start = Instant::now();
-        let kernels = Failures { count: AtomicU64::new(0), examples: Mutex::new(Vec::new()) };
-        let readings = Failures { count: AtomicU64::new(0), examples: Mutex::new(Vec::new()) };
+        let kernels = Failures::new();
+        let readings = Failures::new();
         (0..1u32 << 16).into_par_iter().for_each_init(
             || (vec![0u32; 1 << 16], vec![0u32; 1 << 16], vec![0u32; 1 << 16]),
             |(xs, want, got), block| {
@@ -342,22 +330,14 @@ mod all_inputs {
                 }
             },
         );
-        let (differ, misread) = (kernels.count.into_inner(), readings.count.into_inner());
+        let ((differ, differ_examples), (misread, misread_examples)) = (kernels.into_report(), readings.into_report());
         eprintln!(
             "{name}: all 2^32 inputs of {} spellings in {:.1} s: {differ} kernel mismatches, {misread} misread scalar results",
             spellings.len(),
             start.elapsed().as_secs_f64()
         );
-        assert!(
-            misread == 0,
-            "{name}: {misread} readings differ:\n{}",
-            readings.examples.into_inner().unwrap().join("\n")
-        );
-        assert!(
-            differ == 0,
-            "{name}: {differ} kernel mismatches:\n{}",
-            kernels.examples.into_inner().unwrap().join("\n")
-        );
+        assert!(misread == 0, "{name}: {misread} readings differ:\n{misread_examples}");
+        assert!(differ == 0, "{name}: {differ} kernel mismatches:\n{differ_examples}");
     }
 
     macro_rules! exhaustive_tests {

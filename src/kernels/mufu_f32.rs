@@ -19,12 +19,12 @@
 //! `sqrt.approx`, which is RCP(RSQ(x)) there (SEMANTICS §1.1).
 
 use bytemuck::cast;
-use wide::{f32x16, f64x8, u64x8, ShuffleExt};
+use wide::{f32x16, f64x8, u64x8};
 
 use super::exact::mul_lanes;
 use super::lanes::{map, Rn};
 use super::mufu_lanes::{
-    f32_subnormal_rn, lg2_rz, luts, narrow, pow2, quadrant_word, s, sin_rz, splat, sq, u, Luts, I, U,
+    f32_subnormal_rn, lg2_rz, luts, narrow, pow2, quadrant_word, s, sin_rz, splat, sq, u, widen, Luts, I, U,
 };
 use super::Kernel;
 use crate::ptx::{Instr, Mode, MufuFn, Opcode, Target, Type};
@@ -362,16 +362,14 @@ fn tiny(x: U) -> U {
 /// the subnormal spacing 2^-149, rounded by [`f32_subnormal_rn`].
 #[inline(always)]
 fn below_flt_min_rn<const SQUARE: bool>(r: U, k: i32) -> U {
-    const LO: U = U::new([0, 16, 1, 16, 2, 16, 3, 16, 4, 16, 5, 16, 6, 16, 7, 16]);
-    const HI: U = U::new([8, 16, 9, 16, 10, 16, 11, 16, 12, 16, 13, 16, 14, 16, 15, 16]);
-    let half = |idx: U| {
-        let bits: u64x8 = cast([r, U::ZERO].shuffle(idx));
+    let half = |bits: u64x8| {
         let wide = bits.simd_eq(u64x8::ZERO).bitselect(u64x8::ZERO, (bits << 29) + ((1023u64 - 127) << 52));
         let v: f64x8 = cast(wide);
         let v = if SQUARE { v * v } else { v };
         f32_subnormal_rn(v * f64x8::splat(pow2(149 + k)))
     };
-    narrow([half(LO), half(HI)])
+    let [lo, hi] = widen(r);
+    narrow([half(lo), half(hi)])
 }
 
 /// `rcp.approx.f32`: `s·MUFU.RCP(x·s)` with s = 2^24 for |x| < FLT_MIN, 0.25 for

@@ -6,14 +6,17 @@
 //! `(c0 << s0) + c1·xl + (c2·sq << s2) + k` is split into two i32 parts `p·2^9 + y` whose
 //! products are exact 16×16-bit multiply-adds (`pmaddwd`).
 //!
-//! Some steps have an AVX-512 form beside the portable one, chosen at compile time; both are
-//! exact, so the bits never depend on the build or the lane count (CI runs the equivalence
-//! tests in a baseline x86-64 build too):
+//! Some steps have an AVX-512 or AVX2 form beside the portable one, chosen at compile time;
+//! all are exact, so the bits never depend on the build or the lane count (CI runs the
+//! equivalence tests in a baseline x86-64 build too):
 //! - table lookups: AVX-512 permutes (VBMI byte permutes for the 128-row tables), else
-//!   per-lane indexing;
+//!   per-lane indexing (one 64-bit load per lane holding both words of its row);
+//! - the truncated squarer: per-lane 16-bit shifts with AVX-512BW, else shifts by constants
+//!   on sixteen 16-bit lanes (AVX2);
 //! - the float-to-fixed conversion of SIN/COS and the final normalise-and-truncate of SIN/COS
 //!   and LG2: AVX-512 conversions with embedded round-toward-zero, `vreduceps` and
-//!   `vscalefps`, else integer shifts and exact f64 arithmetic.
+//!   `vscalefps`, else integer shifts and exact f64 arithmetic;
+//! - moving between 32- and 64-bit lanes ([`narrow`], [`widen`]): in-lane shuffles with AVX2.
 //!
 //! No host floating-point operation ever sees a subnormal operand or result
 //! (AVX-512 builds zero such lanes first where they cannot matter), so flush-to-zero settings
@@ -26,8 +29,14 @@ use bytemuck::cast;
 use wide::f32x16;
 #[cfg(not(target_feature = "avx512dq"))]
 use wide::i32x8;
-use wide::{f64x8, i16x32, i32x16, u16x32, u32x16, u64x8, ShuffleExt};
+#[cfg(not(all(target_feature = "avx2", not(target_feature = "avx512bw"))))]
+use wide::u16x32;
+#[cfg(not(all(target_feature = "avx2", not(target_feature = "avx512f"))))]
+use wide::ShuffleExt;
+use wide::{f64x8, i16x32, i32x16, u32x16, u64x8};
 
+#[cfg(not(target_feature = "avx512dq"))]
+use super::lanes::{each, join};
 use crate::mufu::{sqrt, tables, tanh, Row};
 
 pub(super) type U = u32x16;
@@ -62,8 +71,13 @@ pub(super) fn madd(a: U, b: U) -> I {
 /// with `[x, 16x]` recombines into c1·x; bits 4..15 hold c2. The ranges this relies on
 /// (c0 < 2^26, −2^15 ≤ c1 >> 4 < 2^15, −2^11 ≤ c2 < 2^11) are checked when the layout is built.
 pub(super) struct Coeffs<const V: usize> {
+    #[cfg(target_feature = "avx512f")]
     w0: Column<V>,
+    #[cfg(target_feature = "avx512f")]
     w1: Column<V>,
+    /// Row i as `w0 | w1 << 32`; the 64-row tables use the first half.
+    #[cfg(not(target_feature = "avx512f"))]
+    rows: [u64; 128],
 }
 
 impl<const V: usize> Coeffs<V> {
@@ -77,7 +91,69 @@ impl<const V: usize> Coeffs<V> {
             w0.push((c0 as u32) << (s0 - 9));
             w1.push(((c1 >> 4) as u32) << 16 | ((c2 as u32) & 0xFFF) << 4 | (c1 as u32) & 15);
         }
-        Coeffs { w0: Column::new(&w0), w1: Column::new(&w1) }
+        #[cfg(target_feature = "avx512f")]
+        return Coeffs { w0: Column::new(&w0), w1: Column::new(&w1) };
+        #[cfg(not(target_feature = "avx512f"))]
+        {
+            assert_eq!(rows.len(), 16 * V);
+            let mut table = [0; 128];
+            for (t, (&w0, &w1)) in table.iter_mut().zip(w0.iter().zip(&w1)) {
+                *t = u64::from(w1) << 32 | u64::from(w0);
+            }
+            Coeffs { rows: table }
+        }
+    }
+
+    /// `(w0, w1)` of row `idx` per lane (`idx < 16·V`).
+    #[cfg(target_feature = "avx512f")]
+    #[inline(always)]
+    fn words(&self, idx: U) -> (U, U) {
+        (self.w0.get(idx), self.w1.get(idx))
+    }
+
+    /// `(w0, w1)` of row `idx` per lane (`idx < 16·V`): each row's two words by one scalar
+    /// 64-bit load, then split. AVX2 gathers cost more here than the scalar loads, whose index
+    /// arithmetic runs on the integer units the vector code leaves idle.
+    #[cfg(all(target_feature = "avx2", not(target_feature = "avx512f")))]
+    #[inline(always)]
+    fn words(&self, idx: U) -> (U, U) {
+        use std::arch::x86_64::*;
+        let row = |pair: i64, high: bool| self.rows[(if high { pair >> 32 } else { pair } & 0x7F) as usize] as i64;
+        let half = |idx: wide::u32x8| -> (wide::u32x8, wide::u32x8) {
+            // SAFETY: the build enables AVX2 (the cfg above), and these intrinsics only compute.
+            unsafe {
+                let idx = __m256i::from(idx);
+                let (lo, hi) = (_mm256_castsi256_si128(idx), _mm256_extracti128_si256::<1>(idx));
+                let pairs = [
+                    _mm_cvtsi128_si64(lo),
+                    _mm_extract_epi64::<1>(lo),
+                    _mm_cvtsi128_si64(hi),
+                    _mm_extract_epi64::<1>(hi),
+                ];
+                let r: [i64; 8] = std::array::from_fn(|k| row(pairs[k / 2], k % 2 == 1));
+                // Rows 0, 1, 4, 5 and 2, 3, 6, 7: the in-lane shuffles below then give lane order.
+                let a = _mm256_castsi256_ps(_mm256_set_epi64x(r[5], r[4], r[1], r[0]));
+                let b = _mm256_castsi256_ps(_mm256_set_epi64x(r[7], r[6], r[3], r[2]));
+                let w0 = _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(a, b));
+                let w1 = _mm256_castps_si256(_mm256_shuffle_ps::<0b11_01_11_01>(a, b));
+                (w0.into(), w1.into())
+            }
+        };
+        let [lo, hi]: [wide::u32x8; 2] = cast(idx);
+        let ((w0_lo, w1_lo), (w0_hi, w1_hi)) = (half(lo), half(hi));
+        (cast([w0_lo, w0_hi]), cast([w1_lo, w1_hi]))
+    }
+
+    /// `(w0, w1)` of row `idx` per lane (`idx < 16·V`).
+    #[cfg(not(target_feature = "avx2"))]
+    #[inline(always)]
+    fn words(&self, idx: U) -> (U, U) {
+        let (mut w0, mut w1) = ([0; 16], [0; 16]);
+        for ((w0, w1), i) in w0.iter_mut().zip(&mut w1).zip(idx.to_array()) {
+            let row = self.rows[i as usize];
+            (*w0, *w1) = (row as u32, (row >> 32) as u32);
+        }
+        (U::new(w0), U::new(w1))
     }
 
     /// The interpolation of SEMANTICS §2.2, `(c0 << s0) + c1·xl + ((c2·x2) << s2) + k`, for
@@ -88,7 +164,7 @@ impl<const V: usize> Coeffs<V> {
     /// remainder `y & 511`).
     #[inline(always)]
     pub(super) fn interpolate(&self, idx: U, xl: U, x2: U, s2: u32, k: i32) -> (I, I) {
-        let (w0, w1) = (self.w0.get(idx), self.w1.get(idx));
+        let (w0, w1) = self.words(idx);
         let c1 = w1 & splat(0xFFFF_000F);
         let c2 = u(s(w1 << 16) >> 20);
         // xl = xh·2^9 + xlo; [x, 16x] as 16-bit halves is x | x << 20.
@@ -101,12 +177,14 @@ impl<const V: usize> Coeffs<V> {
 
 /// One word per table row, 16·V rows (V = 4 or 8), in vectors of 16 rows; with AVX-512 VBMI
 /// the 128-row tables also in byte planes, byte k of every row in vectors of 64.
+#[cfg(target_feature = "avx512f")]
 struct Column<const V: usize> {
     rows: [U; V],
     #[cfg(target_feature = "avx512vbmi")]
     planes: [[U; 2]; 4],
 }
 
+#[cfg(target_feature = "avx512f")]
 impl<const V: usize> Column<V> {
     fn new(words: &[u32]) -> Column<V> {
         assert_eq!(words.len(), 16 * V);
@@ -183,14 +261,6 @@ impl<const V: usize> Column<V> {
             _mm512_mask_blend_epi32(k64, lo, hi).into()
         }
     }
-
-    /// The word of row `idx` per lane (`idx < 16·V`).
-    #[cfg(not(target_feature = "avx512f"))]
-    #[inline(always)]
-    fn get(&self, idx: U) -> U {
-        let i = idx.to_array().map(|i| i as usize);
-        U::new(std::array::from_fn(|l| self.rows[i[l] / 16].as_array()[i[l] % 16]))
-    }
 }
 
 /// The five SFU tables and the two model tables (SQRT, TANH; SEMANTICS §2.3 \[UNK\]) in lookup
@@ -237,6 +307,7 @@ pub(super) fn luts() -> &'static Luts {
 /// The seven products are summed two at a time in the 16-bit halves of each lane, from
 /// `w = v >> 1` in both halves (`a >> s` is `w >> (8 + s)`, and `v_j` is bit j − 1 of w); the
 /// low half starts at a² >> 1. Neither half exceeds 2^15 − 1 (the low one reaches 32678).
+#[cfg(not(all(target_feature = "avx2", not(target_feature = "avx512bw"))))]
 #[inline(always)]
 pub(super) fn sq(v: U) -> U {
     // One 32-bit constant per lane: `lo` for the low half, `hi` for the high one.
@@ -251,6 +322,43 @@ pub(super) fn sq(v: U) -> U {
     }
     sum += (w2 & halves(1 << 7, 0)).simd_ne(u16x32::ZERO) & (w2 >> halves(9, 0));
     u(madd(cast(sum), splat(0x0001_0001)))
+}
+
+/// The truncated squarer as in the version above, for AVX2 without AVX-512BW, which has no
+/// per-lane 16-bit shifts: the sixteen lanes' `w = v >> 1` packed into the 16-bit lanes of one
+/// vector, where every product `v_j·(a >> (9 − j))` takes shifts by constants, the sum starting
+/// at a² >> 1 (a² < 2^16 is exact in `vpmullw`).
+#[cfg(all(target_feature = "avx2", not(target_feature = "avx512bw")))]
+#[inline(always)]
+pub(super) fn sq(v: U) -> U {
+    use std::arch::x86_64::*;
+    let [lo, hi]: [wide::u32x8; 2] = cast(v >> 1);
+    // SAFETY: the build enables AVX2 (the cfg above), and these intrinsics only compute.
+    unsafe {
+        // w < 2^16: the signed-to-unsigned saturating pack is exact. The pack interleaves the
+        // two vectors' 128-bit halves, which the unpacks at the end undo.
+        let w = _mm256_packus_epi32(lo.into(), hi.into());
+        let a = _mm256_srli_epi16::<8>(w);
+        let mut sum = _mm256_srli_epi16::<1>(_mm256_mullo_epi16(a, a));
+        macro_rules! product {
+            ($j:literal) => {
+                // Bit j − 1 of w spread over its lane, and a >> (9 − j) = w >> (17 − j).
+                let bit = _mm256_srai_epi16::<15>(_mm256_slli_epi16::<{ 16 - $j }>(w));
+                sum = _mm256_add_epi16(sum, _mm256_and_si256(bit, _mm256_srli_epi16::<{ 17 - $j }>(w)));
+            };
+        }
+        product!(2);
+        product!(3);
+        product!(4);
+        product!(5);
+        product!(6);
+        product!(7);
+        product!(8);
+        let zero = _mm256_setzero_si256();
+        let (lo, hi): (wide::u32x8, wide::u32x8) =
+            (_mm256_unpacklo_epi16(sum, zero).into(), _mm256_unpackhi_epi16(sum, zero).into());
+        cast([lo, hi])
+    }
 }
 
 /// Lanes of `x` with a magnitude below 2^-27 replaced by a signed zero. Host floating-point
@@ -342,8 +450,7 @@ pub(super) fn sin_rz(p: I, y: I) -> U {
 #[cfg(not(target_feature = "avx512dq"))]
 #[inline(always)]
 pub(super) fn sin_rz(p: I, y: I) -> U {
-    let v = f64_sum(p, 9 - 37, y, -37);
-    narrow([f32_rz(v[0]), f32_rz(v[1])])
+    f32_rz(f64_sum(p, 9 - 37, y, -37))
 }
 
 /// The LG2 result (SEMANTICS §2.2): with `r = (p·2^9 + y) >> 2`, log2 of the significand in
@@ -379,19 +486,17 @@ pub(super) fn lg2_rz(p: I, y: I, e: I) -> U {
 }
 
 /// The LG2 result as in the AVX-512 version: `R·2^-36` exact in f64 (|R| < 2^43), complemented
-/// and truncated there.
+/// and truncated there; R is negative exactly when e is.
 #[cfg(not(target_feature = "avx512dq"))]
 #[inline(always)]
 pub(super) fn lg2_rz(p: I, y: I, e: I) -> U {
     let v = f64_sum(p, -29, y >> 2, -36);
-    let e = f64_halves(e);
-    let half = |h: usize| {
-        let v = v[h] + e[h];
-        let neg = v.simd_lt(f64x8::ZERO);
-        let mag = neg.bitselect(-v - f64x8::splat(pow2(-36)), v);
-        f32_rz(mag) | (cast::<f64x8, u64x8>(neg) & 0x8000_0000u64)
+    let e64 = f64_halves(e);
+    let magnitude = |h: usize| {
+        let v = v[h] + e64[h];
+        v.simd_lt(f64x8::ZERO).bitselect(-v - f64x8::splat(pow2(-36)), v)
     };
-    narrow([half(0), half(1)])
+    f32_rz([magnitude(0), magnitude(1)]) | (u(e) & 0x8000_0000u32)
 }
 
 /// Exact `hi·2^a + lo·2^b` of i32 lanes, as two halves of f64 lanes (the sum must fit 53
@@ -410,15 +515,17 @@ pub(super) fn pow2(e: i32) -> f64 {
     f64::from_bits(((1023 + e) as u64) << 52)
 }
 
-/// The f32 bits of each f64 lane truncated toward zero to 24 bits; the lanes must be +0 or
-/// positive with a normal f32 result. Truncating the f64 fraction to its top 23 bits is the
-/// `>> 14`/`>> 19` truncation of the SIN/COS and LG2 datapaths (SEMANTICS §2.2).
+/// The f32 bits of sixteen f64 lanes truncated toward zero to 24 bits; the lanes must be +0
+/// or positive with a normal f32 result. Truncating the f64 fraction to its top 23 bits is the
+/// `>> 14`/`>> 19` truncation of the SIN/COS and LG2 datapaths (SEMANTICS §2.2); the truncated
+/// value converts to f32 exactly (`vcvtpd2ps` where the build has AVX).
 #[cfg(not(target_feature = "avx512dq"))]
 #[inline(always)]
-pub(super) fn f32_rz(v: f64x8) -> u64x8 {
-    let bits: u64x8 = cast(v);
-    let f32_bits = (bits >> 29) - u64x8::splat((1023 - 127) << 23);
-    bits.simd_eq(u64x8::ZERO).bitselect(u64x8::ZERO, f32_bits)
+pub(super) fn f32_rz(v: [f64x8; 2]) -> U {
+    let keep = u64x8::splat(!((1 << 29) - 1));
+    let half =
+        |v: f64x8| each(cast::<u64x8, f64x8>(cast::<f64x8, u64x8>(v) & keep).to_array(), |x| (x as f32).to_bits());
+    U::new(join(half(v[0]), half(v[1])))
 }
 
 /// The f32 bits of `k·2^-149` rounded to nearest, ties to even, for f64 lanes `0 ≤ k < 2^23`
@@ -432,10 +539,54 @@ pub(super) fn f32_subnormal_rn(k: f64x8) -> u64x8 {
 }
 
 /// The low 32 bits of sixteen u64 lanes, in order.
+#[cfg(not(all(target_feature = "avx2", not(target_feature = "avx512f"))))]
 #[inline(always)]
 pub(super) fn narrow(v: [u64x8; 2]) -> U {
     const EVEN: U = U::new([0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30]);
     [cast::<u64x8, U>(v[0]), cast(v[1])].shuffle(EVEN)
+}
+
+/// The low 32 bits of sixteen u64 lanes, in order: per four 64-bit lane pairs, the even words
+/// of two vectors (in-lane shuffle), then the 64-bit quarters put in order.
+#[cfg(all(target_feature = "avx2", not(target_feature = "avx512f")))]
+#[inline(always)]
+pub(super) fn narrow(v: [u64x8; 2]) -> U {
+    use std::arch::x86_64::*;
+    let quarters: [wide::u64x4; 4] = cast(v);
+    let even = |a: wide::u64x4, b: wide::u64x4| -> wide::u32x8 {
+        // SAFETY: the build enables AVX2 (the cfg above), and these intrinsics only compute.
+        unsafe {
+            let (a, b) = (_mm256_castsi256_ps(a.into()), _mm256_castsi256_ps(b.into()));
+            let words = _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(a, b));
+            _mm256_permute4x64_epi64::<0b11_01_10_00>(words).into()
+        }
+    };
+    cast([even(quarters[0], quarters[1]), even(quarters[2], quarters[3])])
+}
+
+/// Sixteen u32 lanes zero-extended to u64 lanes, in order.
+#[inline(always)]
+pub(super) fn widen(v: U) -> [u64x8; 2] {
+    #[cfg(all(target_feature = "avx2", not(target_feature = "avx512f")))]
+    {
+        use std::arch::x86_64::*;
+        let halves: [wide::u32x8; 2] = cast(v);
+        let quarter = |h: usize, upper: bool| -> wide::u64x4 {
+            let h = __m256i::from(halves[h]);
+            // SAFETY: the build enables AVX2 (the cfg above), and these intrinsics only compute.
+            unsafe {
+                let q = if upper { _mm256_extracti128_si256::<1>(h) } else { _mm256_castsi256_si128(h) };
+                _mm256_cvtepu32_epi64(q).into()
+            }
+        };
+        cast([quarter(0, false), quarter(0, true), quarter(1, false), quarter(1, true)])
+    }
+    #[cfg(not(all(target_feature = "avx2", not(target_feature = "avx512f"))))]
+    {
+        const LO: U = U::new([0, 16, 1, 16, 2, 16, 3, 16, 4, 16, 5, 16, 6, 16, 7, 16]);
+        const HI: U = U::new([8, 16, 9, 16, 10, 16, 11, 16, 12, 16, 13, 16, 14, 16, 15, 16]);
+        [cast([v, U::ZERO].shuffle(LO)), cast([v, U::ZERO].shuffle(HI))]
+    }
 }
 
 /// The i32 lanes as two halves of f64 lanes.
@@ -470,7 +621,8 @@ mod tests {
             for base in (0..16 * V).step_by(16) {
                 // Rows in reverse order within each vector, so that no lane reads its own row.
                 let idx = U::new(std::array::from_fn(|i| (base + 15 - i) as u32));
-                let (w0, w1) = (coeffs.w0.get(idx).to_array(), coeffs.w1.get(idx).to_array());
+                let (w0, w1) = coeffs.words(idx);
+                let (w0, w1) = (w0.to_array(), w1.to_array());
                 for i in 0..16 {
                     let [c0, c1, c2] = rows[base + 15 - i];
                     assert_eq!(w0[i], (c0 as u32) << (s0 - 9));

@@ -9,6 +9,8 @@
 //! where `.ftz` tininess is decided, and the canonical NaN, which `.oob` looks for, or for f64
 //! a signalling NaN), shared
 //! equally among its spellings. A packed word carries an independent case in each element.
+//! Half of the words come in runs of one kind (near the smallest normal, moderate exponents,
+//! uniform bits) that fill whole vectors, where kernels take per-vector shortcuts.
 //!
 //! All 2^32 operand pairs of every f16 and bf16 kernel of this file (scalar and packed `add`,
 //! `sub`, `mul`) are compared in the exhaustive tier by tests/exhaustive_half.rs, which
@@ -82,6 +84,43 @@ fn near_min_normal(rng: &mut Rng, l: Layout, with_addend: bool) -> [u64; 3] {
     [a, b, if with_addend { c } else { 0 }]
 }
 
+/// How the elements of a run of words are drawn. A kernel may take a shortcut for a whole
+/// vector of lanes (exact.rs: when rounding the f64 result to nearest decides every lane),
+/// which the edge-biased mix seldom leaves it: runs of one kind fill whole vectors.
+#[derive(Clone, Copy)]
+enum Run {
+    /// [`element`]'s edge-biased mix.
+    Mixed,
+    /// `mul`, `fma`: exact results near the smallest normal, where `.ftz` decides tininess.
+    NearMinNormal,
+    /// Normal operands with exponents in [−20, 20].
+    Moderate,
+    /// Uniformly random words (overflow, NaNs and tiny values included).
+    Bits,
+}
+
+/// A run of 32 to 95 words: long enough to fill at least one aligned vector of 16.
+fn run(instr: &Instr, rng: &mut Rng) -> (Run, usize) {
+    let len = 32 + rng.below(64) as usize;
+    let kind = match rng.below(8) {
+        0..=3 => Run::Mixed,
+        4 | 5 if matches!(instr.opcode(), Opcode::Mul | Opcode::Fma | Opcode::Mad) => Run::NearMinNormal,
+        4..=6 => Run::Moderate,
+        _ => Run::Bits,
+    };
+    (kind, len)
+}
+
+/// One element's operands for `instr` in a run of `kind`.
+fn element_of(kind: Run, instr: &Instr, l: Layout, rng: &mut Rng) -> [u64; 3] {
+    match kind {
+        Run::Mixed => element(instr, l, rng),
+        Run::NearMinNormal => near_min_normal(rng, l, instr.opcode() != Opcode::Mul),
+        Run::Moderate => [(); 3].map(|_| l.at_exp(rng.coin(), rng.range(-20, 20) as i32, rng)),
+        Run::Bits => [(); 3].map(|_| rng.next() & l.mask()),
+    }
+}
+
 /// One element's operands for `instr`, edge-biased; now and then the canonical NaN.
 fn element(instr: &Instr, l: Layout, rng: &mut Rng) -> [u64; 3] {
     let opcode = instr.opcode();
@@ -90,6 +129,9 @@ fn element(instr: &Instr, l: Layout, rng: &mut Rng) -> [u64; 3] {
     }
     if matches!(opcode, Opcode::Fma | Opcode::Mad) && rng.below(16) == 0 {
         return exact_cancellation(rng, instr.ty().scalar());
+    }
+    if matches!(opcode, Opcode::Fma | Opcode::Mad) && rng.below(16) == 0 {
+        return midpoint_plus_tiny(rng, l);
     }
     let mut ops = match opcode {
         Opcode::Add => {
@@ -119,6 +161,24 @@ fn element(instr: &Instr, l: Layout, rng: &mut Rng) -> [u64; 3] {
         ops[rng.below(instr.operand_counts()[0] as u64) as usize] = nan;
     }
     ops
+}
+
+/// `a·b + c` with `a·b` the midpoint of two neighbours in the format (`a = 1 + 2^-h`,
+/// `b = 1 + 2^-(p−h)`, scaled) and `c` far below its last place, either sign: the sum rounded
+/// to nearest in the kernels' wider lanes is the midpoint itself, and only the exact error
+/// tells which way it rounds (the double-rounding trap of an fma computed in a wider format).
+fn midpoint_plus_tiny(rng: &mut Rng, l: Layout) -> [u64; 3] {
+    // Bits of the widest lanes a kernel computes the format in (f64 for f32, f32 otherwise),
+    // so that `c` lies below their rounding of the product.
+    let wide = if l.fmt == Format::F32 { 53 } else { 24 };
+    let gap = (wide + 1 + rng.below(8) as i32).min(l.emax() - 1 - l.emin());
+    let h = 1 + rng.below(l.p as u64 - 2) as u32;
+    let top = rng.range((l.emin() + gap) as i64, l.emax() as i64 - 1) as i32;
+    let ea = rng.range((top - l.emax()).max(l.emin()) as i64, top.min(l.emax()) as i64) as i32;
+    let a = l.encode(rng.coin(), (1 << h) + 1, ea - h as i32).unwrap();
+    let b = l.encode(rng.coin(), (1 << (l.p - h)) + 1, top - ea - (l.p - h) as i32).unwrap();
+    let c = l.encode(rng.coin(), 1, top - gap).unwrap();
+    [a, b, c]
 }
 
 /// `a·b + c` exactly zero, c = −(a·b) (whose sign under `.rn` is +0): a and b have four
@@ -212,9 +272,14 @@ fn random_tier(family: Family, fmt: Format) {
             let mut rng = Rng::new(seed(&name, block));
             let len = BLOCK.min((words - block * BLOCK as u64) as usize);
             let mut srcs = vec![vec![0u64; len]; n];
+            let (mut kind, mut left) = run(instr, &mut rng);
             for i in 0..len {
+                if left == 0 {
+                    (kind, left) = run(instr, &mut rng);
+                }
+                left -= 1;
                 for lane in 0..instr.ty().lanes() {
-                    let ops = element(instr, l, &mut rng);
+                    let ops = element_of(kind, instr, l, &mut rng);
                     for (src, op) in srcs.iter_mut().zip(ops) {
                         src[i] |= op << (lane * fmt.bits());
                     }
@@ -301,4 +366,40 @@ fn mul_bf16() {
 #[test]
 fn fma_bf16() {
     random_tier(Family::Fma, Format::BF16);
+}
+
+/// Every f32 `mul`, `fma` and `mad` spelling (f32x2 too) on exact results within a few units
+/// of 2^-126, where `.ftz` decides tininess after rounding with an unbounded exponent, in
+/// whole vectors: `a·b = 2^-126·(1 − i·2^-24)·(1 + j·2^-23)` for i, j < 64, and for `fma`
+/// `(2a)·b − 2^-126`, the same value; both signs.
+#[test]
+fn products_near_min_normal_f32() {
+    let mut cases = Vec::new();
+    for i in 0..64u64 {
+        for j in 0..64u64 {
+            for sign in [0, 0x8000_0000] {
+                let a = (0x3F80_0000 - 2 * i) | sign;
+                let b = 0x0080_0000 + j;
+                cases.push(([a, b, 0], [a + 0x0080_0000, b, 0x8080_0000 ^ sign]));
+            }
+        }
+    }
+    let mut failed = Vec::new();
+    for family in [Family::Mul, Family::Fma] {
+        for (instr, target) in spellings(family, Format::F32) {
+            let lanes = instr.ty().lanes() as usize;
+            let mut srcs = vec![vec![0u64; cases.len() / lanes]; instr.operand_counts()[0]];
+            for (k, (mul, fma)) in cases.iter().enumerate() {
+                let ops = if family == Family::Mul { mul } else { fma };
+                for (src, op) in srcs.iter_mut().zip(ops) {
+                    src[k / lanes] |= op << (32 * (k % lanes));
+                }
+            }
+            let (f, ex) = compare(&instr, target, &srcs);
+            if f > 0 {
+                failed.push(format!("{instr}: {f} mismatches\n{}", ex.join("\n")));
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
 }

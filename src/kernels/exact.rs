@@ -23,11 +23,11 @@
 use wide::{f32x16, f64x8, u32x16, u32x8, u64x8};
 
 use super::lanes::{
-    build, join, map, narrow_mask, nearest_f32, saturate, to_odd, truncate, two_sum, widen_f32_bits, zero_sign, Dir,
-    Lanes,
+    build, each, join, map, narrow_mask, nearest_f32, saturate, to_odd, truncate, two_sum, widen_f32_bits, zero_sign,
+    Dir, Lanes,
 };
 #[cfg(not(target_feature = "avx512f"))]
-use super::lanes::{each, Rm, Rn, Rp, Rz};
+use super::lanes::{Rm, Rn, Rp, Rz};
 use super::Kernel;
 use crate::format::Format;
 use crate::ptx::{Instr, Mode, Opcode};
@@ -86,44 +86,65 @@ fn widen<const FTZ: bool>(words: [u32; N]) -> [f64x8; 2] {
     widen_f32_bits(w.to_array())
 }
 
-/// `x`, exact or rounded to odd at f64's precision, rounded to f32 in direction `R` as
-/// [`crate::round::round_pack`] rounds it (module documentation): nearest, then one unit
-/// toward the direction where nearest went the other way. A NaN comes out as some NaN.
+/// `x`, exact or rounded to odd at f64's precision (toward zero for `.rz`), rounded to f32 in
+/// direction `R` as [`crate::round::round_pack`] rounds it (module documentation). Nearest
+/// is the host's conversion. The directed modes work on the f64 encoding: the 29 bits below
+/// f32's last place are cleared (truncation) and, where the direction rounds the magnitude up
+/// and one of them was set, one f32 unit is added (a carry renormalises; past the largest f32
+/// the value converts to infinity, as it should), then the value converts exactly; a finite
+/// |x| ≥ 2^128 rounding toward zero gives the largest f32. That is rounding with an unbounded
+/// exponent, right down to 2^-126; below, `.ftz` first makes a tiny value a zero of its sign
+/// (and one that is not tiny rounds to 2^-126 itself, which the same steps give), and without
+/// `.ftz` a group holding such a value rounds onto IEEE's subnormal grid by
+/// [`narrow_subnormal`]. A NaN comes out as some NaN.
 #[inline(always)]
 fn narrow<R: Dir, const FTZ: bool>(x: f64x8) -> u32x8 {
-    let all = u64x8::splat(u64::MAX);
-    let negative = x.to_bits().cast_signed().simd_lt(wide::i64x8::ZERO).cast_unsigned();
+    use wide::i64x8;
+    let shift = F64.frac_bits() - F32.frac_bits();
+    let f64_bits = |v: f64| i64x8::splat(v.to_bits() as i64);
+    let min_normal = f64_bits(2f64.powi(F32.emin()));
+    let mut bits = x.to_bits().cast_signed();
+    let sign = bits & i64x8::splat(i64::MIN);
+    let magnitude = bits & i64x8::splat(i64::MAX);
     // Lanes whose magnitude rounds up.
     let away = match R::R {
-        Rounding::Rn | Rounding::Rz => u64x8::ZERO,
-        Rounding::Rm => negative,
-        Rounding::Rp => negative ^ all,
+        Rounding::Rn | Rounding::Rz => i64x8::ZERO,
+        Rounding::Rm => sign.simd_ne(i64x8::ZERO),
+        Rounding::Rp => sign.simd_eq(i64x8::ZERO),
     };
-    let x = if FTZ {
+    if FTZ {
         // Tiny iff |x| is below the value that rounds (unbounded) to 2^-126: the midpoint
         // under it for .rn, 2^-126 itself toward zero, and just above its predecessor away
-        // from zero. `shift` is the number of f64 bits below an f32 unit.
-        let shift = F64.frac_bits() - F32.frac_bits();
-        let min_normal = ((F32.emin() + F64.bias()) as u64) << F64.frac_bits();
+        // from zero.
         let threshold = match R::R {
-            Rounding::Rn => u64x8::splat(min_normal - (1 << (shift - 1))),
-            _ => u64x8::splat(min_normal) - (away & u64x8::splat((1 << shift) - 1)),
+            Rounding::Rn => min_normal - i64x8::splat(1 << (shift - 1)),
+            _ => min_normal - (away & i64x8::splat((1 << shift) - 1)),
         };
-        let bits = x.to_bits();
-        let tiny = (bits & u64x8::splat(F64.mask() >> 1)).simd_lt(threshold);
-        f64x8::from_bits(bits & ((tiny ^ all) | u64x8::splat(F64.sign_bit())))
-    } else {
-        x
-    };
-    let (bits, up, down) = nearest_f32(x);
-    match R::R {
-        Rounding::Rn => bits,
-        _ => {
-            let one = u32x8::splat(1);
-            let bits = narrow_mask(down & away).select(bits + one, bits);
-            narrow_mask(up & (away ^ all)).select(bits - one, bits)
-        }
+        bits = magnitude.simd_lt(threshold).select(sign, bits);
+    } else if R::R != Rounding::Rn && (magnitude.simd_lt(min_normal) & magnitude.simd_ne(i64x8::ZERO)).any() {
+        return narrow_subnormal::<R>(x, away.cast_unsigned());
     }
+    if R::R != Rounding::Rn {
+        let cleared = i64x8::splat((1 << shift) - 1);
+        let inexact = (bits & cleared).simd_ne(i64x8::ZERO);
+        bits = (bits & !cleared) + (away & inexact & i64x8::splat(1 << shift));
+        let (overflow, inf) = (f64_bits(2f64.powi(F32.emax() + 1)), f64_bits(f64::INFINITY));
+        let huge = !magnitude.simd_lt(overflow) & magnitude.simd_lt(inf);
+        bits = (huge & !away).select(sign | f64_bits(f32::MAX.into()), bits);
+    }
+    u32x8::new(each(f64x8::from_bits(bits.cast_unsigned()).to_array(), |v| (v as f32).to_bits()))
+}
+
+/// [`narrow`] without `.ftz` in a directed mode `R`, onto IEEE's subnormal grid too: nearest
+/// (the host's conversion), then one unit toward the direction where nearest went the other
+/// way (`away`: the lanes whose magnitude rounds up).
+#[inline(always)]
+fn narrow_subnormal<R: Dir>(x: f64x8, away: u64x8) -> u32x8 {
+    let all = u64x8::splat(u64::MAX);
+    let (bits, up, down) = nearest_f32(x);
+    let one = u32x8::splat(1);
+    let bits = narrow_mask(down & away).select(bits + one, bits);
+    narrow_mask(up & (away ^ all)).select(bits - one, bits)
 }
 
 /// What [`narrow`] needs of the exact `s + e`: its rounding to odd, or toward zero for `.rz`
@@ -141,6 +162,30 @@ fn exact<R: Dir>(s: f64x8, e: f64x8) -> f64x8 {
 #[inline(always)]
 fn finish<R: Dir, const FTZ: bool>(x: [f64x8; 2], sat: bool) -> [u32; N] {
     nan_and_sat(u32x16::new(join(narrow::<R, FTZ>(x[0]).to_array(), narrow::<R, FTZ>(x[1]).to_array())), sat)
+}
+
+/// Whether `s`, the rounding to nearest in f64 of exact values `v`, stands for them in
+/// [`narrow`] in every lane (then the exact error is not needed).
+///
+/// f32 values and the midpoints between them, with an unbounded exponent, are f64 values, and
+/// rounding to nearest in f64 is monotone, so `v` lies in the closed interval between the same
+/// two of them as `s`, strictly inside when `s` is neither (a bit below f32's round bit set):
+/// then every rounding of `v` to f32 is that of `s`. When `s` is an f32 value `v` is within
+/// half an f64 unit of it, so rounding to nearest still gives `s`, and when `s` is a midpoint
+/// the directed roundings are those of `s`. So `s` fails only at midpoints under `.rn` and at
+/// f32 values (zeros included, whose sign may need the exact operands) in the directed modes.
+/// Infinities and NaNs are exact.
+#[inline(always)]
+fn decides<R: Dir>(s: [f64x8; 2]) -> bool {
+    let shift = F64.frac_bits() - F32.frac_bits();
+    let below_unit = u64x8::splat((1 << shift) - 1);
+    let fails = if R::R == Rounding::Rn { 1 << (shift - 1) } else { 0 };
+    let exp = u64x8::splat(F64.exp_mask());
+    let fail = |s: f64x8| {
+        let bits = s.to_bits();
+        (bits & below_unit).simd_eq(u64x8::splat(fails)) & (bits & exp).simd_ne(exp)
+    };
+    !(fail(s[0]) | fail(s[1])).any()
 }
 
 /// The canonical NaN for every NaN (SEMANTICS §4), then `.sat` when spelled.
@@ -165,13 +210,13 @@ fn add<R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32])
 #[inline(always)]
 fn add_lanes<R: Dir, const FTZ: bool>(a: [u32; N], b: [u32; N], sat: bool) -> [u32; N] {
     let (a, b) = (widen::<FTZ>(a), widen::<FTZ>(b));
+    let s = [a[0] + b[0], a[1] + b[1]];
+    if R::R == Rounding::Rn || decides::<R>(s) {
+        return finish::<R, FTZ>(s, sat);
+    }
     let sums = build(|h| {
-        if R::R == Rounding::Rn {
-            a[h] + b[h]
-        } else {
-            let (s, e) = two_sum(a[h], b[h]);
-            exact::<R>(zero_sign::<_, R>(s, a[h], b[h]), e)
-        }
+        let (s, e) = two_sum(a[h], b[h]);
+        exact::<R>(zero_sign::<_, R>(s, a[h], b[h]), e)
     });
     finish::<R, FTZ>(sums, sat)
 }
@@ -202,6 +247,11 @@ fn fma<R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32])
 #[inline(always)]
 fn fma_lanes<R: Dir, const FTZ: bool>(a: [u32; N], b: [u32; N], c: [u32; N], sat: bool) -> [u32; N] {
     let (a, b, c) = (widen::<FTZ>(a), widen::<FTZ>(b), widen::<FTZ>(c));
+    // The product is exact, so the fused (or, without FMA, unfused) sum rounds it once.
+    let s = [a[0].mul_add(b[0], c[0]), a[1].mul_add(b[1], c[1])];
+    if decides::<R>(s) {
+        return finish::<R, FTZ>(s, sat);
+    }
     let sums = build(|h| {
         let p = a[h] * b[h];
         let (s, e) = two_sum(p, c[h]);

@@ -43,17 +43,13 @@ pub(super) fn select(instr: &Instr) -> Option<Kernel> {
         (Format::F16, Opcode::Fma, false) => fma::<F16, false>,
         #[cfg(not(target_feature = "avx512f"))]
         (Format::F16, Opcode::Fma, true) => fma::<F16, true>,
-        #[cfg(target_feature = "avx512f")]
-        (Format::BF16, Opcode::Add | Opcode::Sub, false) => embedded::add_bf16,
-        #[cfg(target_feature = "avx512f")]
-        (Format::BF16, Opcode::Mul, false) => embedded::mul_bf16,
+        (Format::BF16, Opcode::Add | Opcode::Sub, false) => add_bf16,
+        (Format::BF16, Opcode::Mul, false) => mul_bf16,
         #[cfg(target_feature = "avx512f")]
         (Format::BF16, Opcode::Fma, false) => embedded::fma_bf16,
-        #[cfg(not(target_feature = "avx512f"))]
-        (Format::BF16, Opcode::Add | Opcode::Sub, false) => add::<BF16, false>,
-        #[cfg(not(target_feature = "avx512f"))]
-        (Format::BF16, Opcode::Mul, false) => mul::<BF16, false>,
-        #[cfg(not(target_feature = "avx512f"))]
+        #[cfg(all(target_feature = "fma", not(target_feature = "avx512f")))]
+        (Format::BF16, Opcode::Fma, false) => fused::fma_bf16,
+        #[cfg(not(target_feature = "fma"))]
         (Format::BF16, Opcode::Fma, false) => fma::<BF16, false>,
         _ => return None,
     };
@@ -363,14 +359,88 @@ fn mul<H: Half, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]
 }
 
 /// `fma`: the exact product, TwoSum with `c`, one rounding (builds without AVX-512; see
-/// [`embedded`] for the others).
+/// [`embedded`] for the others, and [`fused`] for bf16 where the build has FMA).
 #[cfg(not(target_feature = "avx512f"))]
 fn fma<H: Half, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
-    map::<u16, N, 3>(srcs, dst, |[a, b, c]| {
-        let p = H::widen(flush::<H, FTZ>(a)) * H::widen(flush::<H, FTZ>(b));
-        let (s, e) = two_sum(p, H::widen(flush::<H, FTZ>(c)));
-        clamp::<H, 3>(instr, [a, b, c], H::round::<FTZ>(s, Some(e)))
+    map::<u16, N, 3>(srcs, dst, |abc| fma_group::<H, FTZ>(instr, abc));
+}
+
+/// [`fma`] of sixteen operand triples.
+#[cfg(not(target_feature = "avx512f"))]
+#[inline(always)]
+fn fma_group<H: Half, const FTZ: bool>(instr: &Instr, [a, b, c]: [[u16; N]; 3]) -> [u16; N] {
+    let p = H::widen(flush::<H, FTZ>(a)) * H::widen(flush::<H, FTZ>(b));
+    let (s, e) = two_sum(p, H::widen(flush::<H, FTZ>(c)));
+    clamp::<H, 3>(instr, [a, b, c], H::round::<FTZ>(s, Some(e)))
+}
+
+/// Sixteen bf16 operands as f32 lanes: a bf16 is the top half of an f32.
+#[inline(always)]
+fn bf16_lanes(h: [u16; N]) -> f32x16 {
+    f32x16::from_bits(u32x16::new(each(h, |w| u32::from(w) << 16)))
+}
+
+/// bf16 `add` and `sub` (`a + (−b)`; a NaN result is canonical whatever the sign of `b`) in
+/// f32 lanes, then [`nearest_bf16`]: a sum rounded to nearest in f32 rounds correctly to bf16
+/// afterwards (module documentation). Where the build has AVX-512 the f32 sum carries its
+/// rounding direction in the instruction (`embedded::sum`), elsewhere it is Rust's sum, which
+/// rounds to nearest.
+fn add_bf16(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
+    let negate = if instr.opcode() == Opcode::Sub { Format::BF16.sign_bit() as u16 } else { 0 };
+    map::<u16, N, 2>(srcs, dst, |[a, b]| {
+        let (x, y) = (bf16_lanes(a), bf16_lanes(each(b, |w| w ^ negate)));
+        #[cfg(target_feature = "avx512f")]
+        let s = embedded::sum(x, y);
+        #[cfg(not(target_feature = "avx512f"))]
+        let s = x + y;
+        clamp::<BF16, 2>(instr, [a, b], nearest_bf16(s.to_bits()))
     });
+}
+
+/// bf16 `mul` in f32 lanes, as [`add_bf16`].
+fn mul_bf16(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
+    map::<u16, N, 2>(srcs, dst, |[a, b]| {
+        let (x, y) = (bf16_lanes(a), bf16_lanes(b));
+        #[cfg(target_feature = "avx512f")]
+        let p = embedded::product(x, y);
+        #[cfg(not(target_feature = "avx512f"))]
+        let p = x * y;
+        clamp::<BF16, 2>(instr, [a, b], nearest_bf16(p.to_bits()))
+    });
+}
+
+/// bf16 `fma` where the build has FMA but not AVX-512: the fused f32 `s = RN32(a·b + c)`
+/// decides the bf16 result unless it is the midpoint of two bf16 values (its low 16 bits
+/// 0x8000). bf16 values and midpoints are f32 values, and rounding to nearest in f32 is
+/// monotone, so the exact value lies in the closed interval between the same two of them as
+/// `s`, strictly inside unless `s` is one; when `s` is a bf16 value the exact value is within
+/// half an f32 unit of it and rounds to it. So [`nearest_bf16`] of `s` is the correct rounding
+/// but at midpoints; bf16 and f32 share their exponent range and encoding layout, so this
+/// holds for subnormal and overflowing results too (an infinite `s` is an overflow of the
+/// bf16 result as well, a NaN any NaN). A group with a midpoint takes the exact f64 path
+/// ([`fma_group`]).
+#[cfg(all(target_feature = "fma", not(target_feature = "avx512f")))]
+mod fused {
+    use wide::u32x16;
+
+    use super::super::lanes::map;
+    use super::{bf16_lanes, clamp, fma_group, nearest_bf16, BF16, N};
+    use crate::format::Format;
+    use crate::ptx::Instr;
+
+    pub(super) fn fma_bf16(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
+        let (below_unit, midpoint) = (u32x16::splat(0xFFFF), u32x16::splat(0x8000));
+        let exp_mask = u32x16::splat(Format::F32.exp_mask() as u32);
+        map::<u16, N, 3>(srcs, dst, |[a, b, c]| {
+            // `mul_add` is the fused VFMADD in builds with FMA (this module's cfg).
+            let s = bf16_lanes(a).mul_add(bf16_lanes(b), bf16_lanes(c)).to_bits();
+            let finite = (s & exp_mask).simd_ne(exp_mask);
+            if ((s & below_unit).simd_eq(midpoint) & finite).any() {
+                return fma_group::<BF16, false>(instr, [a, b, c]);
+            }
+            clamp::<BF16, 3>(instr, [a, b, c], nearest_bf16(s))
+        });
+    }
 }
 
 /// Where the build has AVX-512, the rounding direction encoded in each instruction:
@@ -389,15 +459,15 @@ mod embedded {
     use wide::{f32x16, u32x16};
 
     use super::super::lanes::embedded_rounding::{RM, RN, RP};
-    use super::super::lanes::{each, map};
-    use super::{clamp, flush, nearest_bf16, Half, BF16, F16, N};
+    use super::super::lanes::map;
+    use super::{bf16_lanes, clamp, flush, nearest_bf16, Half, BF16, F16, N};
     use crate::format::Format;
-    use crate::ptx::{Instr, Opcode};
+    use crate::ptx::Instr;
 
     /// Sixteen bf16 operands as f32 lanes.
     #[inline(always)]
     fn widen_bf16(h: [u16; N]) -> __m512 {
-        f32x16::from_bits(u32x16::new(each(h, |w| u32::from(w) << 16))).into()
+        bf16_lanes(h).into()
     }
 
     #[inline(always)]
@@ -408,20 +478,16 @@ mod embedded {
     // SAFETY (the intrinsics below): this module is compiled only with AVX-512F enabled, and
     // the intrinsics only compute.
 
-    /// bf16 `add` and `sub` (`a + (−b)`; a NaN result is canonical whatever the sign of `b`).
-    pub(super) fn add_bf16(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
-        let negate = if instr.opcode() == Opcode::Sub { Format::BF16.sign_bit() as u16 } else { 0 };
-        map::<u16, N, 2>(srcs, dst, |[a, b]| {
-            let s = unsafe { _mm512_add_round_ps::<RN>(widen_bf16(a), widen_bf16(each(b, |w| w ^ negate))) };
-            clamp::<BF16, 2>(instr, [a, b], nearest_bf16(bits(s)))
-        });
+    /// `x + y` rounded to nearest.
+    #[inline(always)]
+    pub(super) fn sum(x: f32x16, y: f32x16) -> f32x16 {
+        unsafe { _mm512_add_round_ps::<RN>(x.into(), y.into()) }.into()
     }
 
-    pub(super) fn mul_bf16(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
-        map::<u16, N, 2>(srcs, dst, |[a, b]| {
-            let p = unsafe { _mm512_mul_round_ps::<RN>(widen_bf16(a), widen_bf16(b)) };
-            clamp::<BF16, 2>(instr, [a, b], nearest_bf16(bits(p)))
-        });
+    /// `x·y` rounded to nearest.
+    #[inline(always)]
+    pub(super) fn product(x: f32x16, y: f32x16) -> f32x16 {
+        unsafe { _mm512_mul_round_ps::<RN>(x.into(), y.into()) }.into()
     }
 
     pub(super) fn fma_bf16(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {

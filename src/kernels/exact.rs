@@ -8,11 +8,14 @@
 //! (Figueroa, "When is double rounding innocuous?", 1995), and a sum f64 must round lies far
 //! inside f32's normal range.
 //!
-//! The one rounding to f32 ([`narrow`]) is Rust's `f64 as f32`, which is defined to round to
-//! nearest-even onto IEEE's subnormal grid and to overflow to ±Inf: the result of
-//! [`crate::round::round_pack`] under `.rn`. The directed modes widen that result back and,
-//! where nearest went away from the direction, step it by one unit; `.ftz` first turns a value
-//! whose rounding with an unbounded exponent is below 2^-126 into a zero of its sign.
+//! The one rounding to f32 ([`narrow`]) is, under `.rn`, Rust's `f64 as f32`, which is
+//! defined to round to nearest-even onto IEEE's subnormal grid and to overflow to ±Inf: the
+//! result of [`crate::round::round_pack`] under `.rn`. The directed modes truncate the f64
+//! encoding to f32's precision and add one unit where the direction asks, then convert
+//! exactly (onto IEEE's subnormal grid they correct nearest by one unit instead); `.ftz` first
+//! turns a value whose rounding with an unbounded exponent is below 2^-126 into a zero of its
+//! sign. The exact error of a sum is computed only for groups where the f64 result does not
+//! already decide the rounding ([`decides`]).
 //!
 //! Where the build has AVX-512, every spelling takes a shorter path (the `embedded` module):
 //! without `.ftz` the scalar definition is the IEEE operation, which AVX-512 computes in f32

@@ -2,15 +2,19 @@
 //! word is two elements computed the same way), every catalog spelling: `.rn` only, `.ftz`
 //! and `.sat` on f16, `.relu` and `.oob` on fma (SEMANTICS §4–§5, PTX 9.7.4).
 //!
-//! f16 is computed in f32 lanes, bf16 (whose exponent range is f32's) in f64 lanes; see
-//! [`super::lanes`]. Where the build has AVX-512, bf16 takes f32 lanes too, with the rounding
-//! direction encoded in each instruction, and fma of both formats is rounded to odd by three
-//! such instructions (the `embedded` module); elsewhere fma rounds TwoSum's pair to odd. A sum
-//! or product needs no error term: rounding it to nearest in W and then to nearest in the
-//! narrow format is the correct rounding, because W has at least 2p + 2 bits (Figueroa, "When
-//! is double rounding innocuous?", 1995) and, when W has to round a sum at all, the sum is far
-//! inside the narrow format's normal range (the argument is written out in
-//! tests/exhaustive_half.rs).
+//! f16 is computed in f32 lanes; see [`super::lanes`]. bf16 add, sub and mul are computed in
+//! f32 lanes too (a bf16 is the top half of an f32), whose subnormals are bf16's: like every
+//! host floating-point operation here they assume Rust's floating-point environment (round
+//! to nearest, subnormals kept), which nothing in the crate changes. Where the build has
+//! AVX-512 the f32 operations carry their rounding direction in the instruction, and fma of
+//! both formats is rounded to odd by three such instructions (the `embedded` module); bf16
+//! fma elsewhere is one fused f32 VFMADD where it decides the result (the `fused` module),
+//! else TwoSum's pair in f64 lanes rounded to odd, and f16 fma rounds TwoSum's f32 pair to
+//! odd. A sum or product needs no error term: rounding it to nearest in W and then to nearest
+//! in the narrow format is the correct rounding, because W has at least 2p + 2 bits
+//! (Figueroa, "When is double rounding innocuous?", 1995) and, when W has to round a sum at
+//! all, the sum is far inside the narrow format's normal range (the argument is written out
+//! in tests/exhaustive_half.rs).
 
 use core::ops::{Add, Mul, Sub};
 

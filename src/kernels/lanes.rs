@@ -2,14 +2,15 @@
 //! sum, rounding to odd, f64 → f32 rounding to nearest, `.sat`, and the loop over a chunk.
 //!
 //! Method (DESIGN.md, "Performance model"). The operands are widened exactly into lanes of a
-//! wider format W: f64 for f32 and bf16, f32 for f16. A product of two operands is exact in W
+//! wider format W: f64 for f32 and for bf16 fma, f32 for f16 (and for bf16 where
+//! src/kernels/half.rs says so). A product of two operands is exact in W
 //! (2p ≤ 48 bits in f64, 22 in f32, and inside W's normal range). A sum is W's rounded sum `s`
 //! plus its exact error `e` (TwoSum). Rounding `s + e` to odd at W's precision keeps the
 //! exact value strictly between the same two neighbours of every coarser grid, so one more
 //! rounding to the narrow format (p + 2 ≤ W's precision), in any direction, with an unbounded
 //! exponent or onto the subnormal grid, is the correct rounding of the exact value; each
 //! format's file does that rounding as [`crate::round::round_pack`] does. No lane value is
-//! ever subnormal in W, and nothing touches the host floating-point environment: the hardware
+//! ever subnormal in these W, and nothing touches the host floating-point environment: the hardware
 //! only ever rounds to nearest (Rust's arithmetic and `as` conversions), and the directed
 //! modes are derived from that exactly.
 

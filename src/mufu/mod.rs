@@ -45,7 +45,6 @@ pub use sincos::{cos, cos_fixed, sin, sin_fixed};
 use std::sync::LazyLock;
 
 use crate::format::Format;
-use crate::round::{round_pack, Rounding};
 
 const F32: Format = Format::F32;
 
@@ -148,15 +147,22 @@ pub(crate) fn interpolate(row: Row, s0: u32, x: u32, x2: u32, s2: u32) -> i64 {
 /// implicit bit (2^23 ≤ f ≤ 2^24; 2^24 renormalises to exponent e + 1) or 0 for a zero, `e`
 /// the biased exponent. A biased exponent ≤ 0 gives a zero of the same sign (output FTZ,
 /// SEMANTICS §5), ≥ 255 gives ±Inf \[RE, SEMANTICS §2.2\]. `f` is already rounded or truncated
-/// by the datapath, so the one round-and-pack of the crate does no rounding here; it only
-/// applies the FTZ and overflow rules. (The truncating SIN/COS and LG2 paths cannot overflow,
-/// so the direction that envytools passes for them does not matter.)
+/// by the datapath, so nothing is rounded here. (The truncating SIN/COS and LG2 paths cannot
+/// overflow, so the direction that envytools passes for them does not matter.)
 pub(crate) fn pack(neg: bool, e: i32, f: u32) -> u32 {
+    let sign = if neg { F32.sign_bit() as u32 } else { 0 };
     if f == 0 {
-        return F32.zero(neg) as u32;
+        return sign;
     }
     debug_assert!((1 << 23..=1 << 24).contains(&f), "SFU significand {f:#x} not normalised");
-    round_pack(F32, neg, e - F32.bias() - 23, u128::from(f), Rounding::Rn, true) as u32
+    let (e, f) = if f == 1 << 24 { (e + 1, f >> 1) } else { (e, f) };
+    if e <= 0 {
+        sign
+    } else if e >= F32.exp_mask() as i32 >> F32.frac_bits() {
+        F32.inf(neg) as u32
+    } else {
+        sign | (e as u32) << F32.frac_bits() | (f & F32.frac_mask() as u32)
+    }
 }
 
 /// Normalise the fixed-point value `r` (top bit at most `top`) so that its leading one sits

@@ -10,8 +10,8 @@
 //! depend on the target also run there (an eighth of the inputs); the others must have no
 //! kernel there (RRO lowering), nor `sqrt.approx` on sm_50 (RCP(RSQ(x))).
 //!
-//! All 2^32 inputs of every spelling are compared in tests/exhaustive_unary_f32.rs (with
-//! `--features exhaustive-kernels`).
+//! All 2^32 inputs of every spelling are compared in tests/exhaustive_unary_f32.rs (exhaustive
+//! tier).
 
 use ptxfp::{Instr, Target};
 use rayon::prelude::*;

@@ -2,13 +2,10 @@
 //! `rcp`, `rsqrt`, `sqrt`, `lg2`, `ex2`, `sin`, `cos` `.approx{.ftz}.f32`, `tanh.approx.f32`,
 //! `MUFU.RCP/RSQ/SQRT/LG2/EX2/SIN/COS{.SAT}` and `MUFU.TANH`.
 //!
-//! The all-input tests (one per MUFU function, 25–80 s each on two cores, 10 minutes in all)
-//! are compiled with `--features exhaustive-kernels` and run with `--include-ignored`,
-//! preferably in a release build:
-//! `cargo test --release --features exhaustive-kernels --test exhaustive_unary_f32 -- --include-ignored`.
-//! The default tier checks that the groups below cover every such kernel and the readings
-//! below on a sample; tests/batch_equivalence_mufu.rs compares the kernels on 12.6 million
-//! inputs.
+//! The all-input tests (one per MUFU function) are the exhaustive tier, run with
+//! `--include-ignored`. The default tier checks that the groups below cover every such kernel
+//! and the readings below on a sample; tests/batch_equivalence_mufu.rs compares the kernels on
+//! 12.6 million inputs.
 //!
 //! ## The scalar results
 //!
@@ -276,10 +273,8 @@ fn readings_match_the_scalar_definitions_on_a_sample() {
     }
 }
 
-#[cfg(feature = "exhaustive-kernels")]
 mod failures;
 
-#[cfg(feature = "exhaustive-kernels")]
 mod all_inputs {
     use std::time::Instant;
 
@@ -343,7 +338,7 @@ mod all_inputs {
     macro_rules! exhaustive_tests {
         ($($name:ident: $group:literal,)*) => {$(
             #[test]
-            #[ignore = "kernel exhaustive tier: cargo test --release --features exhaustive-kernels -- --include-ignored"]
+            #[ignore = "exhaustive tier: run with --include-ignored"]
             fn $name() {
                 exhaustive($group);
             }

@@ -53,7 +53,7 @@ pub(super) fn select(instr: &Instr) -> Option<Kernel> {
         (Format::BF16, Opcode::Fma, false) => embedded::fma_bf16,
         #[cfg(all(target_feature = "fma", not(target_feature = "avx512f")))]
         (Format::BF16, Opcode::Fma, false) => fused::fma_bf16,
-        #[cfg(not(target_feature = "fma"))]
+        #[cfg(not(any(target_feature = "fma", target_feature = "avx512f")))]
         (Format::BF16, Opcode::Fma, false) => fma::<BF16, false>,
         _ => return None,
     };
@@ -273,10 +273,8 @@ impl Half for BF16 {
     #[inline(always)]
     fn round<const FTZ: bool>(s: Pair, e: Option<Pair>) -> u32x16 {
         debug_assert!(!FTZ, "bf16 has no .ftz");
-        let (lo, hi) = match e {
-            Some(e) => (odd_f32(to_odd(s.0[0], e.0[0])), odd_f32(to_odd(s.0[1], e.0[1]))),
-            None => (odd_f32(s.0[0]), odd_f32(s.0[1])),
-        };
+        let e = e.unwrap_or(Pair([f64x8::ZERO; 2]));
+        let (lo, hi) = (odd_f32(to_odd(s.0[0], e.0[0])), odd_f32(to_odd(s.0[1], e.0[1])));
         nearest_bf16(u32x16::new(join(lo, hi)))
     }
 }

@@ -93,22 +93,11 @@ pub(super) fn select(instr: &Instr, target: Target) -> Option<Kernel> {
     })
 }
 
-/// `dst[i] = f(src[i])`, sixteen lanes at a time; the tail runs as one zero-padded vector.
+/// `dst[i] = f(src[i])`, sixteen lanes at a time (the loop of [`map`]).
 #[inline(always)]
 fn run(src: &[u32], dst: &mut [u32], f: impl Fn(&Luts, U) -> U) {
     let l = luts();
-    let mut s = src.chunks_exact(16);
-    let mut d = dst.chunks_exact_mut(16);
-    for (s, d) in (&mut s).zip(&mut d) {
-        let x = U::new(s.try_into().expect("16 lanes"));
-        d.copy_from_slice(f(l, x).as_array());
-    }
-    let (s, d) = (s.remainder(), d.into_remainder());
-    if !s.is_empty() {
-        let mut x = [0; 16];
-        x[..s.len()].copy_from_slice(s);
-        d.copy_from_slice(&f(l, U::new(x)).as_array()[..d.len()]);
-    }
+    map::<u32, 16, 1>(&[src], dst, |[x]| f(l, U::new(x)).to_array());
 }
 
 /// Sign bit, biased exponent and fraction of f32 lanes.

@@ -1,9 +1,12 @@
-//! The exact-arithmetic kernels (src/kernels/exact.rs and half.rs) against the scalar
-//! definitions: `eval_batch` and `eval_unchecked` on the same operands, bit for bit.
+//! The exact-arithmetic kernels (src/kernels/exact.rs, half.rs, exact_f64.rs, div_sqrt.rs)
+//! against the scalar definitions: `eval_batch` and `eval_unchecked` on the same operands, bit
+//! for bit.
 //!
 //! Default tier: every catalog spelling of `add`, `sub`, `mul`, `fma` and `mad` on f32, f32x2,
-//! f16, f16x2, bf16 and bf16x2 (and f64, where the build has AVX-512) must be vectorized, and
-//! each family (add/sub, mul, fma/mad) × format (f32, f64, f16, bf16) gets at least 10^7 operand words of edge-biased random operands
+//! f16, f16x2, bf16 and bf16x2, of `div.rn/rz/rm/rp{.ftz}.f32`, and (where the build has
+//! AVX-512) of these and `rcp`, `sqrt` `.rn/rz/rm/rp` on f64 must be vectorized, and each family
+//! (add/sub, mul, fma/mad, div, rcp/sqrt) × format gets at least 10^7 operand words of
+//! edge-biased random operands
 //! (tests/common: subnormals, the smallest normal, overflow, signed zeros, infinities, NaNs
 //! with payloads, ties, cancellation; here also exact results next to the smallest normal,
 //! where `.ftz` tininess is decided, and the canonical NaN, which `.oob` looks for, or for f64
@@ -22,7 +25,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use common::{ap_div, pair, seed, triple, Kind, Layout, Rng};
+use common::{ap_div, operand, pair, seed, triple, Kind, Layout, Rng};
 use ptxfp::ptx::{catalog, KNOWN_SM};
 use ptxfp::{Format, Instr, Mode, Opcode, Rounding, Target, Word};
 use rayon::prelude::*;
@@ -38,8 +41,12 @@ enum Family {
     AddSub,
     Mul,
     Fma,
-    /// `div.approx` and `div.full` (the IEEE `div.rn` etc. have no kernel).
+    /// `div.approx` and `div.full`.
     Div,
+    /// The IEEE `div.rn/rz/rm/rp`.
+    IeeeDiv,
+    /// The IEEE `rcp` and `sqrt` `.rn/rz/rm/rp` (vectorized on f64 only).
+    RcpSqrt,
 }
 
 fn family_of(instr: &Instr) -> Option<Family> {
@@ -48,6 +55,8 @@ fn family_of(instr: &Instr) -> Option<Family> {
         Opcode::Mul => Some(Family::Mul),
         Opcode::Fma | Opcode::Mad => Some(Family::Fma),
         Opcode::Div if matches!(instr.mode(), Mode::Approx | Mode::Full) => Some(Family::Div),
+        Opcode::Div if matches!(instr.mode(), Mode::Round(_)) => Some(Family::IeeeDiv),
+        Opcode::Rcp | Opcode::Sqrt if matches!(instr.mode(), Mode::Round(_)) => Some(Family::RcpSqrt),
         _ => None,
     }
 }
@@ -150,6 +159,9 @@ fn element(instr: &Instr, l: Layout, rng: &mut Rng) -> [u64; 3] {
             let (a, b) = pair(rng, l, Kind::Div);
             [a, b, 0]
         }
+        Opcode::Rcp => [pair(rng, l, Kind::Div).1, 0, 0],
+        Opcode::Sqrt if rng.below(4) == 0 => [exact_square(rng, l), 0, 0],
+        Opcode::Sqrt => [operand(rng, l), 0, 0],
         _ => {
             let (a, b, c) = triple(rng, l);
             [a, b, c]
@@ -161,6 +173,15 @@ fn element(instr: &Instr, l: Layout, rng: &mut Rng) -> [u64; 3] {
         ops[rng.below(instr.operand_counts()[0] as u64) as usize] = nan;
     }
     ops
+}
+
+/// A square of a value with at most p/2 + 1 significant bits (exact in the format, when it
+/// does not overflow or underflow), either sign: its root is exact, or for a negative square
+/// the invalid operation.
+fn exact_square(rng: &mut Rng, l: Layout) -> u64 {
+    let root = rng.below(1 << (l.p / 2 + 1)).max(1) as u128;
+    let e = rng.range((l.emin() / 2) as i64 - 30, (l.emax() / 2) as i64) as i32;
+    l.encode(rng.coin(), root * root, 2 * e).unwrap_or(0)
 }
 
 /// `a·b + c` with `a·b` the midpoint of two neighbours in the format (`a = 1 + 2^-h`,
@@ -321,6 +342,24 @@ fn fma_mad_f32() {
 #[test]
 fn div_approx_full_f32() {
     random_tier(Family::Div, Format::F32);
+}
+
+#[test]
+fn div_ieee_f32() {
+    random_tier(Family::IeeeDiv, Format::F32);
+}
+
+/// The f64 `div`, `rcp` and `sqrt` kernels exist only where the build has AVX-512.
+#[cfg(target_feature = "avx512f")]
+#[test]
+fn div_ieee_f64() {
+    random_tier(Family::IeeeDiv, Format::F64);
+}
+
+#[cfg(target_feature = "avx512f")]
+#[test]
+fn rcp_sqrt_f64() {
+    random_tier(Family::RcpSqrt, Format::F64);
 }
 
 #[test]

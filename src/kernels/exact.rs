@@ -75,12 +75,12 @@ fn specialised<R: Dir>(op: Opcode, ftz: bool) -> F32Kernel {
 }
 
 /// Elements per group: two f64 vectors.
-const N: usize = 16;
+pub(super) const N: usize = 16;
 
 /// Sixteen f32 operands widened exactly to f64, in two halves; with `.ftz` a subnormal first
 /// becomes a zero of its sign (SEMANTICS §5).
 #[inline(always)]
-fn widen<const FTZ: bool>(words: [u32; N]) -> [f64x8; 2] {
+pub(super) fn widen<const FTZ: bool>(words: [u32; N]) -> [f64x8; 2] {
     let mut w = u32x16::new(words);
     if FTZ {
         let normal = (w & u32x16::splat(F32.exp_mask() as u32)).simd_ne(u32x16::ZERO);
@@ -163,7 +163,7 @@ fn exact<R: Dir>(s: f64x8, e: f64x8) -> f64x8 {
 
 /// Both halves narrowed, then [`nan_and_sat`].
 #[inline(always)]
-fn finish<R: Dir, const FTZ: bool>(x: [f64x8; 2], sat: bool) -> [u32; N] {
+pub(super) fn finish<R: Dir, const FTZ: bool>(x: [f64x8; 2], sat: bool) -> [u32; N] {
     nan_and_sat(u32x16::new(join(narrow::<R, FTZ>(x[0]).to_array(), narrow::<R, FTZ>(x[1]).to_array())), sat)
 }
 

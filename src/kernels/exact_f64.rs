@@ -60,7 +60,7 @@ fn with_nan_rule<const K: usize>(ops: [u64x8; K], r: f64x8) -> [u64; N] {
 
 /// `dst[i] = op(srcs[0][i], …)` with the NaN rule, eight lanes at a time.
 #[inline(always)]
-fn eval<const K: usize>(srcs: &[&[u64]], dst: &mut [u64], op: impl Fn([__m512d; K]) -> __m512d) {
+pub(super) fn eval<const K: usize>(srcs: &[&[u64]], dst: &mut [u64], op: impl Fn([__m512d; K]) -> __m512d) {
     map::<u64, N, K>(srcs, dst, |group| {
         let words = group.map(u64x8::new);
         with_nan_rule(words, op(words.map(|w| f64x8::from_bits(w).into())).into())

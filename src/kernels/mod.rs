@@ -3,6 +3,7 @@
 //! the scalar definition of every instruction it accepts (tests/batch_equivalence_*.rs).
 //! Instructions without a kernel are evaluated by their scalar definition in parallel.
 
+mod div_sqrt;
 mod exact;
 #[cfg(target_feature = "avx512f")]
 mod exact_f64;
@@ -63,6 +64,10 @@ pub(crate) fn select(instr: &Instr, target: Target) -> Option<Kernel> {
     }
     #[cfg(target_feature = "avx512f")]
     if let Some(kernel) = exact_f64::select(instr) {
+        return Some(kernel);
+    }
+    // div on f32 and, with AVX-512, div, rcp and sqrt on f64 (div_sqrt.rs)
+    if let Some(kernel) = div_sqrt::select(instr) {
         return Some(kernel);
     }
     // --- end of exact arithmetic ---

@@ -3,8 +3,8 @@
 //! for bit.
 //!
 //! Default tier: every catalog spelling of `add`, `sub`, `mul`, `fma` and `mad` on f32, f32x2,
-//! f16, f16x2, bf16 and bf16x2, of `div.rn/rz/rm/rp{.ftz}.f32`, and (where the build has
-//! AVX-512) of these and `rcp`, `sqrt` `.rn/rz/rm/rp` on f64 must be vectorized, and each family
+//! f16, f16x2, bf16 and bf16x2, of `div`, `rcp` and `sqrt` `.rn/rz/rm/rp{.ftz}.f32`, and (where
+//! the build has AVX-512) of all these operations on f64 must be vectorized, and each family
 //! (add/sub, mul, fma/mad, div, rcp/sqrt) × format gets at least 10^7 operand words of
 //! edge-biased random operands
 //! (tests/common: subnormals, the smallest normal, overflow, signed zeros, infinities, NaNs
@@ -45,7 +45,7 @@ enum Family {
     Div,
     /// The IEEE `div.rn/rz/rm/rp`.
     IeeeDiv,
-    /// The IEEE `rcp` and `sqrt` `.rn/rz/rm/rp` (vectorized on f64 only).
+    /// The IEEE `rcp` and `sqrt` `.rn/rz/rm/rp` (all 2^32 f32 inputs: tests/exhaustive_unary_f32.rs).
     RcpSqrt,
 }
 
@@ -347,6 +347,11 @@ fn div_approx_full_f32() {
 #[test]
 fn div_ieee_f32() {
     random_tier(Family::IeeeDiv, Format::F32);
+}
+
+#[test]
+fn rcp_sqrt_f32() {
+    random_tier(Family::RcpSqrt, Format::F32);
 }
 
 /// The f64 `div`, `rcp` and `sqrt` kernels exist only where the build has AVX-512.

@@ -1,6 +1,7 @@
 //! Every unary f32 SIMD kernel against its scalar definition on all 2^32 inputs, on sm_90:
 //! `rcp`, `rsqrt`, `sqrt`, `lg2`, `ex2`, `sin`, `cos` `.approx{.ftz}.f32`, `tanh.approx.f32`,
-//! `MUFU.RCP/RSQ/SQRT/LG2/EX2/SIN/COS{.SAT}` and `MUFU.TANH`.
+//! `MUFU.RCP/RSQ/SQRT/LG2/EX2/SIN/COS{.SAT}` and `MUFU.TANH`, and the IEEE
+//! `rcp` and `sqrt` `.rn/rz/rm/rp{.ftz}.f32`.
 //!
 //! The all-input tests (one per MUFU function) are the exhaustive tier, run with
 //! `--include-ignored`. The default tier checks that the groups below cover every such kernel
@@ -10,11 +11,10 @@
 //! ## The scalar results
 //!
 //! Evaluating each spelling's scalar definition through `Instr::eval_unchecked` costs 15–60 ns
-//! an input, about an hour for the 30 spellings. The ten groups below need one evaluation of a
-//! MUFU function per input and group (5–15 ns; the dispatch of `eval_unchecked` is about
-//! half of its cost). The definitions are instead read from one
-//! evaluation of the MUFU function (`ptxfp::mufu`) per input and group, exactly as
-//! `ptx::lower` composes them on sm_70 and later (SEMANTICS §1.1):
+//! an input, hours for the 46 spellings. The definitions are instead read from one evaluation
+//! of a function per input and group (the dispatch of `eval_unchecked` is about half of its
+//! cost). For the ten MUFU groups that is the MUFU function (`ptxfp::mufu`, 5–15 ns), read
+//! exactly as `ptx::lower` composes the spellings on sm_70 and later (SEMANTICS §1.1):
 //! - `MUFU.X` is the function, `MUFU.X.SAT` its result through `round::saturate`;
 //! - `rcp`, `rsqrt`, `sqrt`, `lg2` and `ex2` `.approx.ftz.f32` and `tanh.approx.f32` are the
 //!   function itself;
@@ -28,9 +28,19 @@
 //!   canonical NaN either way, and `FMUL(1, r)` is `r` for every MUFU result, which is never
 //!   subnormal and whose NaN is canonical).
 //!
+//!
+//! The IEEE `rcp` and `sqrt` read the host's division `1/x` and square root, which IEEE 754
+//! rounds to nearest (an oracle independent of ptxfp): the canonical NaN for a NaN, and in a
+//! directed mode the neighbour toward the exact value where nearest went the other way, which
+//! the exact residual in f64 tells (`1 − r·x` and `r² − x`; `r·x` and `r²` have at most 48
+//! bits). `.ftz` changes the result only for a subnormal input and, for `rcp`, for |x| ≥ 2^125,
+//! whose reciprocal may be tiny; there the definition is evaluated.
+//!
 //! Each reading is checked against `eval_unchecked` itself, for every spelling: in the
 //! all-input tests on every 4096th input of each block (2^20 inputs per spelling), in the
 //! default tier on every 65537th input and around every threshold of the scaling branches.
+
+use std::cmp::Ordering;
 
 use ptxfp::ops::mul::mul;
 use ptxfp::ptx::catalog;
@@ -39,6 +49,7 @@ use ptxfp::{mufu, Format, Instr, Rounding, Target, Type};
 
 const F32: Format = Format::F32;
 const FLT_MIN: u32 = 0x0080_0000;
+const TWO_125: u32 = 0x7E00_0000;
 const TWO_126: u32 = 0x7E80_0000;
 const INF: u32 = 0x7F80_0000;
 /// −126.0.
@@ -65,12 +76,19 @@ enum Reading {
     /// `f` except on the inputs for which the predicate holds (the scaling branches), where the
     /// definition is evaluated.
     ValueOutside(fn(u32) -> bool),
+    /// `f`, rounded to nearest, in direction `.0` ([`directed`]) by the group's `side`; the
+    /// definition is evaluated where `.1` holds.
+    Directed(Rounding, fn(u32) -> bool),
 }
 
-/// A MUFU function and the spellings whose scalar definitions read it.
+/// A function (MUFU's, or the host's IEEE operation) and the spellings whose scalar definitions
+/// read it.
 struct Group {
     function: fn(u32) -> u32,
     argument: Argument,
+    /// For a correctly rounded function: on which side of the exact value, at a finite
+    /// nonzero input, lies the function's value.
+    side: Option<fn(u32, u32) -> Ordering>,
     spellings: &'static [(&'static str, Reading)],
 }
 
@@ -97,15 +115,84 @@ fn ex2_scaled(x: u32) -> bool {
     is_nan(x) || (x >> 31 == 1 && magnitude(x) > magnitude(MINUS_126))
 }
 
-const GROUPS: [(&str, Group); 10] = {
+/// The host's IEEE `1/x`, rounded to nearest.
+fn host_rcp(x: u32) -> u32 {
+    (1.0 / f32::from_bits(x)).to_bits()
+}
+
+/// The host's IEEE `√x`, rounded to nearest.
+fn host_sqrt(x: u32) -> u32 {
+    f32::from_bits(x).sqrt().to_bits()
+}
+
+/// Whether x is a zero, an infinity or a NaN (for `rcp` and `sqrt` the IEEE result is exact).
+fn exact_input(x: u32) -> bool {
+    magnitude(x) == 0 || magnitude(x) >= INF
+}
+
+/// Where `r`, the nearest f32 to 1/x, lies against 1/x: r − 1/x = (r·x − 1)/x, and r·x − 1
+/// is exact in f64 (r·x has at most 48 bits and lies in [1/2, 2]). An infinite r is an
+/// overflow, beyond the exact value.
+fn rcp_side(x: u32, r: u32) -> Ordering {
+    let (x, r) = (f64::from(f32::from_bits(x)), f64::from(f32::from_bits(r)));
+    if r.is_infinite() {
+        return if r > 0.0 { Ordering::Greater } else { Ordering::Less };
+    }
+    ((r * x - 1.0) * x).partial_cmp(&0.0).unwrap()
+}
+
+/// Where `r`, the nearest f32 to √x, lies against √x: as r² against x, both exact in f64.
+fn sqrt_side(x: u32, r: u32) -> Ordering {
+    let (x, r) = (f64::from(f32::from_bits(x)), f64::from(f32::from_bits(r)));
+    (r * r).partial_cmp(&x).unwrap()
+}
+
+/// `r`, the f32 nearest to an exact value on whose `side` it lies, rounded in direction `rnd`
+/// instead: r, or its neighbour toward the exact value (one unit of the encoding: from an
+/// infinity the largest finite value, from the smallest subnormal a zero) where the direction
+/// asks for the other side; the canonical NaN for a NaN.
+fn directed(rnd: Rounding, r: u32, side: Ordering) -> u32 {
+    if is_nan(r) {
+        return F32.canonical_nan() as u32;
+    }
+    let negative = r >> 31 == 1;
+    let down = side == Ordering::Greater && (rnd == Rounding::Rm || (rnd == Rounding::Rz && !negative));
+    let up = side == Ordering::Less && (rnd == Rounding::Rp || (rnd == Rounding::Rz && negative));
+    // Toward larger values a positive magnitude grows and a negative one shrinks.
+    match (down, up) {
+        (true, _) if negative => r + 1,
+        (true, _) => r - 1,
+        (_, true) if negative => r - 1,
+        (_, true) => r + 1,
+        _ => r,
+    }
+}
+
+fn never(_: u32) -> bool {
+    false
+}
+
+/// `.ftz` of `sqrt`: a subnormal input is flushed (the root of a normal one is normal).
+fn subnormal(x: u32) -> bool {
+    magnitude(x) != 0 && magnitude(x) < FLT_MIN
+}
+
+/// `.ftz` of `rcp`: a subnormal input is flushed; for |x| ≥ 2^125 the result may be tiny.
+fn subnormal_or_from_2_125(x: u32) -> bool {
+    subnormal(x) || (magnitude(x) >= TWO_125 && !is_nan(x))
+}
+
+const GROUPS: [(&str, Group); 12] = {
     use Argument::{Input, Turns};
-    use Reading::{Saturated, Value, ValueOutside};
+    use Reading::{Directed, Saturated, Value, ValueOutside};
+    use Rounding::{Rm, Rn, Rp, Rz};
     [
         (
             "rcp",
             Group {
                 function: mufu::rcp::rcp,
                 argument: Input,
+                side: None,
                 spellings: &[
                     ("MUFU.RCP", Value),
                     ("MUFU.RCP.SAT", Saturated),
@@ -119,6 +206,7 @@ const GROUPS: [(&str, Group); 10] = {
             Group {
                 function: mufu::rsq::rsq,
                 argument: Input,
+                side: None,
                 spellings: &[
                     ("MUFU.RSQ", Value),
                     ("MUFU.RSQ.SAT", Saturated),
@@ -132,6 +220,7 @@ const GROUPS: [(&str, Group); 10] = {
             Group {
                 function: mufu::sqrt::sqrt,
                 argument: Input,
+                side: None,
                 spellings: &[
                     ("MUFU.SQRT", Value),
                     ("MUFU.SQRT.SAT", Saturated),
@@ -145,6 +234,7 @@ const GROUPS: [(&str, Group); 10] = {
             Group {
                 function: mufu::lg2::lg2,
                 argument: Input,
+                side: None,
                 spellings: &[
                     ("MUFU.LG2", Value),
                     ("MUFU.LG2.SAT", Saturated),
@@ -158,6 +248,7 @@ const GROUPS: [(&str, Group); 10] = {
             Group {
                 function: mufu::ex2::ex2,
                 argument: Input,
+                side: None,
                 spellings: &[
                     ("MUFU.EX2", Value),
                     ("MUFU.EX2.SAT", Saturated),
@@ -171,6 +262,7 @@ const GROUPS: [(&str, Group); 10] = {
             Group {
                 function: mufu::sincos::sin,
                 argument: Input,
+                side: None,
                 spellings: &[("MUFU.SIN", Value), ("MUFU.SIN.SAT", Saturated)],
             },
         ),
@@ -179,6 +271,7 @@ const GROUPS: [(&str, Group); 10] = {
             Group {
                 function: mufu::sincos::cos,
                 argument: Input,
+                side: None,
                 spellings: &[("MUFU.COS", Value), ("MUFU.COS.SAT", Saturated)],
             },
         ),
@@ -187,6 +280,7 @@ const GROUPS: [(&str, Group); 10] = {
             Group {
                 function: mufu::sincos::sin,
                 argument: Turns,
+                side: None,
                 spellings: &[("sin.approx.f32", Value), ("sin.approx.ftz.f32", Value)],
             },
         ),
@@ -195,6 +289,7 @@ const GROUPS: [(&str, Group); 10] = {
             Group {
                 function: mufu::sincos::cos,
                 argument: Turns,
+                side: None,
                 spellings: &[("cos.approx.f32", Value), ("cos.approx.ftz.f32", Value)],
             },
         ),
@@ -203,28 +298,74 @@ const GROUPS: [(&str, Group); 10] = {
             Group {
                 function: mufu::tanh::tanh,
                 argument: Input,
+                side: None,
                 spellings: &[("MUFU.TANH", Value), ("tanh.approx.f32", Value)],
+            },
+        ),
+        (
+            "rcp.ieee",
+            Group {
+                function: host_rcp,
+                argument: Input,
+                side: Some(rcp_side),
+                spellings: &[
+                    ("rcp.rn.f32", Directed(Rn, never)),
+                    ("rcp.rz.f32", Directed(Rz, never)),
+                    ("rcp.rm.f32", Directed(Rm, never)),
+                    ("rcp.rp.f32", Directed(Rp, never)),
+                    ("rcp.rn.ftz.f32", Directed(Rn, subnormal_or_from_2_125)),
+                    ("rcp.rz.ftz.f32", Directed(Rz, subnormal_or_from_2_125)),
+                    ("rcp.rm.ftz.f32", Directed(Rm, subnormal_or_from_2_125)),
+                    ("rcp.rp.ftz.f32", Directed(Rp, subnormal_or_from_2_125)),
+                ],
+            },
+        ),
+        (
+            "sqrt.ieee",
+            Group {
+                function: host_sqrt,
+                argument: Input,
+                side: Some(sqrt_side),
+                spellings: &[
+                    ("sqrt.rn.f32", Directed(Rn, never)),
+                    ("sqrt.rz.f32", Directed(Rz, never)),
+                    ("sqrt.rm.f32", Directed(Rm, never)),
+                    ("sqrt.rp.f32", Directed(Rp, never)),
+                    ("sqrt.rn.ftz.f32", Directed(Rn, subnormal)),
+                    ("sqrt.rz.ftz.f32", Directed(Rz, subnormal)),
+                    ("sqrt.rm.ftz.f32", Directed(Rm, subnormal)),
+                    ("sqrt.rp.ftz.f32", Directed(Rp, subnormal)),
+                ],
             },
         ),
     ]
 };
 
-/// The group's function at the argument of input `x`.
-fn value(group: &Group, x: u32) -> u32 {
-    match group.argument {
+/// The group's function at the argument of input `x`, and where the group has a `side`, on
+/// which side of the exact value it lies (equal at an exact input or a NaN).
+fn value(group: &Group, x: u32) -> (u32, Ordering) {
+    let v = match group.argument {
         Argument::Input => (group.function)(x),
         Argument::Turns => (group.function)(mul(F32, x.into(), INV_2PI.into(), Rounding::Rz, false) as u32),
+    };
+    match group.side {
+        Some(side) if !exact_input(x) && !is_nan(v) => (v, side(x, v)),
+        _ => (v, Ordering::Equal),
     }
 }
 
-/// A spelling's scalar result on `x` as read from the function value `v`; `scalar` evaluates
-/// the definition.
-fn read(reading: Reading, x: u32, v: u32, scalar: impl Fn(u32) -> u32) -> u32 {
+/// A spelling's scalar results on inputs `xs` as read from their function values `values`
+/// (from [`value`]), into `want`; `scalar` evaluates the definition. One loop per reading,
+/// so that each is a plain loop.
+fn read(reading: Reading, xs: &[u32], values: &[(u32, Ordering)], want: &mut [u32], scalar: impl Fn(u32) -> u32) {
+    let each = want.iter_mut().zip(xs.iter().zip(values));
     match reading {
-        Reading::Value => v,
-        Reading::Saturated => saturate(F32, v.into()) as u32,
-        Reading::ValueOutside(scaled) if scaled(x) => scalar(x),
-        Reading::ValueOutside(_) => v,
+        Reading::Value => each.for_each(|(w, (_, &(v, _)))| *w = v),
+        Reading::Saturated => each.for_each(|(w, (_, &(v, _)))| *w = saturate(F32, v.into()) as u32),
+        Reading::ValueOutside(scaled) => each.for_each(|(w, (&x, &(v, _)))| *w = if scaled(x) { scalar(x) } else { v }),
+        Reading::Directed(rnd, evaluated) => each.for_each(|(w, (&x, &(v, side)))| {
+            *w = if evaluated(x) { scalar(x) } else { directed(rnd, v, side) };
+        }),
     }
 }
 
@@ -250,23 +391,26 @@ fn groups_cover_every_unary_f32_kernel() {
 }
 
 /// The readings against `eval_unchecked` on every 65537th input and on the neighbours of
-/// the scaling thresholds (±FLT_MIN, ±2^126, −126) and of zero and infinity.
+/// the scaling thresholds (±FLT_MIN, ±2^126, −126), of 2^125 and of zero and infinity.
 #[test]
 fn readings_match_the_scalar_definitions_on_a_sample() {
     let target = Target::DEFAULT;
     let mut xs: Vec<u32> = (0..=u32::MAX).step_by(65537).collect();
-    for edge in [0, FLT_MIN, TWO_126, INF, MINUS_126 & 0x7FFF_FFFF] {
+    for edge in [0, FLT_MIN, TWO_125, TWO_126, INF, MINUS_126 & 0x7FFF_FFFF] {
         for d in 0..4 {
             for m in [edge.wrapping_add(d), edge.wrapping_sub(d)] {
                 xs.extend([m, m | 0x8000_0000]);
             }
         }
     }
+    let mut read_values = vec![0; xs.len()];
     for (name, group) in &GROUPS {
+        let values: Vec<(u32, Ordering)> = xs.iter().map(|&x| value(group, x)).collect();
         for (instr, reading) in parse(group.spellings) {
             let scalar = |x: u32| instr.eval_unchecked(target, &[x.into()]) as u32;
-            for &x in &xs {
-                let (want, got) = (scalar(x), read(reading, x, value(group, x), scalar));
+            read(reading, &xs, &values, &mut read_values, scalar);
+            for (&x, &got) in xs.iter().zip(&read_values) {
+                let want = scalar(x);
                 assert_eq!(got, want, "{name}: {instr} {x:#010x} read {got:#010x}, scalar {want:#010x}");
             }
         }
@@ -304,12 +448,10 @@ mod all_inputs {
                 for (i, x) in xs.iter_mut().enumerate() {
                     *x = block << 16 | i as u32;
                 }
-                let value: Vec<u32> = xs.iter().map(|&x| value(group, x)).collect();
+                let value: Vec<(u32, Ordering)> = xs.iter().map(|&x| value(group, x)).collect();
                 for (instr, reading) in &spellings {
                     let scalar = |x: u32| instr.eval_unchecked(target, &[x.into()]) as u32;
-                    for ((w, &v), &x) in want.iter_mut().zip(&value).zip(xs.iter()) {
-                        *w = read(*reading, x, v, scalar);
-                    }
+                    read(*reading, xs, &value, want, scalar);
                     instr.eval_batch(target, &[&xs[..]], &mut got[..]).unwrap();
                     if got != want {
                         for ((&x, &g), &w) in xs.iter().zip(got.iter()).zip(want.iter()).filter(|((_, g), w)| g != w) {
@@ -356,5 +498,7 @@ mod all_inputs {
         exhaustive_sin_approx: "sin.approx",
         exhaustive_cos_approx: "cos.approx",
         exhaustive_tanh: "tanh",
+        exhaustive_rcp_ieee: "rcp.ieee",
+        exhaustive_sqrt_ieee: "sqrt.ieee",
     }
 }

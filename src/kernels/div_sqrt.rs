@@ -1,25 +1,34 @@
-//! Kernels for the IEEE `div` (PTX 9.7.3.8) on f32 in the four rounding directions, with and
-//! without `.ftz`, and, where the build has AVX-512, for `div`, `rcp` and `sqrt` (9.7.3.13,
-//! 9.7.3.15) on f64: the correctly rounded quotient or root with NVIDIA's NaN and
-//! flush-to-zero rules (SEMANTICS §4–§5), as `ops::div` and `ops::sqrt` define them.
+//! Kernels for the IEEE `div`, `rcp` and `sqrt` (PTX 9.7.3.8, 9.7.3.13, 9.7.3.15): on f32 in
+//! the four rounding directions, with and without `.ftz`, and on f64 where the build has
+//! AVX-512. The correctly rounded quotient or root with NVIDIA's NaN and flush-to-zero rules
+//! (SEMANTICS §4–§5), as `ops::div` and `ops::sqrt` define them; `rcp` is `1 / a`.
 //!
-//! f32 `div` divides the operands, widened exactly to f64 (flushed first under `.ftz`), once
-//! in f64 to nearest, and rounds that quotient q to f32 as the add and mul kernels round their
-//! exact values (`exact::finish`). That is the correct rounding of the exact quotient x in
-//! every direction, because x is never within half an f64 unit of a number with at most 25
-//! significant bits — an f32 value or a midpoint between two, with an unbounded exponent; the
-//! subnormal grid and the `.ftz` thresholds are such numbers — unless it equals it. So q lies
-//! strictly between the same two of them as x, or equals x. Proof: let a = A·2^i and
+//! On f32 the operands, widened exactly to f64 (flushed first under `.ftz`), are divided or
+//! rooted once in f64 to nearest, and that result q is rounded to f32 as the add and mul
+//! kernels round their exact values (`exact::finish`). That is the correct rounding of the
+//! exact quotient or root x in every direction, because x is never within half an f64 unit of
+//! a number with at most 25 significant bits — an f32 value or a midpoint between two, with an
+//! unbounded exponent; the subnormal grid and the `.ftz` thresholds are such numbers — unless
+//! it equals it. So q lies strictly between the same two of them as x, or equals x.
+//!
+//! Quotient: let a = A·2^i and
 //! b = B·2^j with integers A, B < 2^24, and m = M·2^k with 2^24 ≤ M < 2^25, whose half f64 unit
 //! is 2^(k−29). Then x − m = (A·2^i − M·B·2^(j+k))/b. If i ≥ j + k the numerator is a multiple
 //! of 2^(j+k), so a nonzero |x − m| exceeds 2^(j+k)/2^(j+24) = 2^(k−24). If i < j + k − 5,
 //! |x| < 2^(i−j+1) < 2^(k−4), far below m. Otherwise the numerator is a multiple of 2^i and a
-//! nonzero |x − m| exceeds 2^(i−j−24) ≥ 2^(k−29). Zeros, infinities and NaNs are IEEE's in f64
-//! too, and every NaN becomes the canonical NaN.
+//! nonzero |x − m| exceeds 2^(i−j−24) ≥ 2^(k−29).
+//!
+//! Root: with x = √a and m as above, x − m = (a − m²)/(x + m). If |x − m| ≤ 2^(k−29) then
+//! x + m < 2^(k+26) and a ≥ 2^(2k+47); as a = A·2^i with A < 2^24, i > 2k, so a − m² is a
+//! multiple of 2^(2k) and a nonzero |x − m| exceeds 2^(2k)/2^(k+26) = 2^(k−26), a contradiction.
+//!
+//! Zeros, infinities and NaNs are IEEE's in f64 too, and every NaN becomes the canonical NaN.
 //!
 //! The f64 kernels are the IEEE operation with the direction encoded in the instruction, and
 //! the f64 NaN rule of `exact_f64`; builds without AVX-512F evaluate f64 `div`, `rcp` and
 //! `sqrt` through the scalar definitions.
+
+use wide::f64x8;
 
 use super::exact::{finish, widen, N};
 use super::lanes::{map, Dir, Rm, Rn, Rp, Rz};
@@ -27,26 +36,38 @@ use super::Kernel;
 use crate::ptx::{Instr, Mode, Opcode, Type};
 use crate::round::Rounding;
 
-/// The kernel for an f32 `div.rn/rz/rm/rp{.ftz}`, or with AVX-512 an f64
-/// `div`, `rcp` or `sqrt` `.rn/rz/rm/rp`.
+/// The kernel for a `div`, `rcp` or `sqrt` `.rn/rz/rm/rp{.ftz}.f32`, or with AVX-512 a
+/// `div`, `rcp` or `sqrt` `.rn/rz/rm/rp.f64`.
 pub(super) fn select(instr: &Instr) -> Option<Kernel> {
     if !matches!(instr.mode(), Mode::Round(_)) {
         return None;
     }
     match (instr.ty(), instr.opcode()) {
-        (Type::F32, Opcode::Div) => Some(Kernel::W32(match (instr.rounding(), instr.modifiers().ftz) {
-            (Rounding::Rn, false) => div_f32::<Rn, false>,
-            (Rounding::Rz, false) => div_f32::<Rz, false>,
-            (Rounding::Rm, false) => div_f32::<Rm, false>,
-            (Rounding::Rp, false) => div_f32::<Rp, false>,
-            (Rounding::Rn, true) => div_f32::<Rn, true>,
-            (Rounding::Rz, true) => div_f32::<Rz, true>,
-            (Rounding::Rm, true) => div_f32::<Rm, true>,
-            (Rounding::Rp, true) => div_f32::<Rp, true>,
-        })),
+        (Type::F32, op @ (Opcode::Div | Opcode::Rcp | Opcode::Sqrt)) => {
+            let ftz = instr.modifiers().ftz;
+            Some(Kernel::W32(match instr.rounding() {
+                Rounding::Rn => f32_kernel::<Rn>(op, ftz),
+                Rounding::Rz => f32_kernel::<Rz>(op, ftz),
+                Rounding::Rm => f32_kernel::<Rm>(op, ftz),
+                Rounding::Rp => f32_kernel::<Rp>(op, ftz),
+            }))
+        }
         #[cfg(target_feature = "avx512f")]
         (Type::F64, op) => f64_embedded::select(op, instr.rounding()),
         _ => None,
+    }
+}
+
+type F32Kernel = fn(&Instr, &[&[u32]], &mut [u32]);
+
+fn f32_kernel<R: Dir>(op: Opcode, ftz: bool) -> F32Kernel {
+    match (op, ftz) {
+        (Opcode::Div, false) => div_f32::<R, false>,
+        (Opcode::Div, true) => div_f32::<R, true>,
+        (Opcode::Rcp, false) => rcp_f32::<R, false>,
+        (Opcode::Rcp, true) => rcp_f32::<R, true>,
+        (_, false) => sqrt_f32::<R, false>,
+        (_, true) => sqrt_f32::<R, true>,
     }
 }
 
@@ -55,6 +76,23 @@ fn div_f32<R: Dir, const FTZ: bool>(_: &Instr, srcs: &[&[u32]], dst: &mut [u32])
     map::<u32, N, 2>(srcs, dst, |[a, b]| {
         let (a, b) = (widen::<FTZ>(a), widen::<FTZ>(b));
         finish::<R, FTZ>([a[0] / b[0], a[1] / b[1]], false)
+    });
+}
+
+/// f32 `rcp`: `div` of 1.0.
+fn rcp_f32<R: Dir, const FTZ: bool>(_: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+    let one = f64x8::splat(1.0);
+    map::<u32, N, 1>(srcs, dst, |[a]| {
+        let a = widen::<FTZ>(a);
+        finish::<R, FTZ>([one / a[0], one / a[1]], false)
+    });
+}
+
+/// f32 `sqrt` (module documentation).
+fn sqrt_f32<R: Dir, const FTZ: bool>(_: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+    map::<u32, N, 1>(srcs, dst, |[a]| {
+        let a = widen::<FTZ>(a);
+        finish::<R, FTZ>([a[0].sqrt(), a[1].sqrt()], false)
     });
 }
 

@@ -3,9 +3,10 @@
 //! for bit.
 //!
 //! Default tier: every catalog spelling of `add`, `sub`, `mul`, `fma` and `mad` on f32, f32x2,
-//! f16, f16x2, bf16 and bf16x2, of `div`, `rcp` and `sqrt` `.rn/rz/rm/rp{.ftz}.f32`, and (where
+//! f16, f16x2, bf16 and bf16x2, of `div`, `rcp` and `sqrt` `.rn/rz/rm/rp{.ftz}.f32`, of `min`
+//! and `max` on f32 (two and three operands, every modifier), and (where
 //! the build has AVX-512) of all these operations on f64 must be vectorized, and each family
-//! (add/sub, mul, fma/mad, div, rcp/sqrt) × format gets at least 10^7 operand words of
+//! (add/sub, mul, fma/mad, div, rcp/sqrt, min/max) × format gets at least 10^7 operand words of
 //! edge-biased random operands
 //! (tests/common: subnormals, the smallest normal, overflow, signed zeros, infinities, NaNs
 //! with payloads, ties, cancellation; here also exact results next to the smallest normal,
@@ -47,6 +48,8 @@ enum Family {
     IeeeDiv,
     /// The IEEE `rcp` and `sqrt` `.rn/rz/rm/rp` (all 2^32 f32 inputs: tests/exhaustive_unary_f32.rs).
     RcpSqrt,
+    /// `min` and `max`, two or three operands (vectorized on f32).
+    MinMax,
 }
 
 fn family_of(instr: &Instr) -> Option<Family> {
@@ -57,6 +60,7 @@ fn family_of(instr: &Instr) -> Option<Family> {
         Opcode::Div if matches!(instr.mode(), Mode::Approx | Mode::Full) => Some(Family::Div),
         Opcode::Div if matches!(instr.mode(), Mode::Round(_)) => Some(Family::IeeeDiv),
         Opcode::Rcp | Opcode::Sqrt if matches!(instr.mode(), Mode::Round(_)) => Some(Family::RcpSqrt),
+        Opcode::Min | Opcode::Max => Some(Family::MinMax),
         _ => None,
     }
 }
@@ -67,14 +71,15 @@ fn target(min_sm: u32) -> Target {
     Target::new(sm).unwrap()
 }
 
-/// The catalog spellings of `family` on the types of `fmt`, with a target that has each.
-fn spellings(family: Family, fmt: Format) -> Vec<(Instr, Target)> {
-    let mut out: Vec<(Instr, Target)> = catalog::entries()
+/// The catalog spellings of `family` on the types of `fmt`, with a target that has each and
+/// the operand count (a spelling with two legal counts, as the three-input `min`, twice).
+fn spellings(family: Family, fmt: Format) -> Vec<(Instr, Target, usize)> {
+    let mut out: Vec<(Instr, Target, usize)> = catalog::entries()
         .iter()
         .filter(|e| family_of(&e.instr) == Some(family) && e.instr.ty().scalar() == fmt)
-        .map(|e| (e.instr, target(e.min_sm)))
+        .map(|e| (e.instr, target(e.min_sm), e.sources))
         .collect();
-    out.dedup_by_key(|(i, _)| *i);
+    out.dedup_by_key(|(i, _, n)| (*i, *n));
     out
 }
 
@@ -120,18 +125,18 @@ fn run(instr: &Instr, rng: &mut Rng) -> (Run, usize) {
     (kind, len)
 }
 
-/// One element's operands for `instr` in a run of `kind`.
-fn element_of(kind: Run, instr: &Instr, l: Layout, rng: &mut Rng) -> [u64; 3] {
+/// One element's `n` operands for `instr` in a run of `kind`.
+fn element_of(kind: Run, instr: &Instr, n: usize, l: Layout, rng: &mut Rng) -> [u64; 3] {
     match kind {
-        Run::Mixed => element(instr, l, rng),
+        Run::Mixed => element(instr, n, l, rng),
         Run::NearMinNormal => near_min_normal(rng, l, instr.opcode() != Opcode::Mul),
         Run::Moderate => [(); 3].map(|_| l.at_exp(rng.coin(), rng.range(-20, 20) as i32, rng)),
         Run::Bits => [(); 3].map(|_| rng.next() & l.mask()),
     }
 }
 
-/// One element's operands for `instr`, edge-biased; now and then the canonical NaN.
-fn element(instr: &Instr, l: Layout, rng: &mut Rng) -> [u64; 3] {
+/// One element's `n` operands for `instr`, edge-biased; now and then the canonical NaN.
+fn element(instr: &Instr, n: usize, l: Layout, rng: &mut Rng) -> [u64; 3] {
     let opcode = instr.opcode();
     if matches!(opcode, Opcode::Mul | Opcode::Fma | Opcode::Mad) && rng.below(8) == 0 {
         return near_min_normal(rng, l, opcode != Opcode::Mul);
@@ -162,6 +167,7 @@ fn element(instr: &Instr, l: Layout, rng: &mut Rng) -> [u64; 3] {
         Opcode::Rcp => [pair(rng, l, Kind::Div).1, 0, 0],
         Opcode::Sqrt if rng.below(4) == 0 => [exact_square(rng, l), 0, 0],
         Opcode::Sqrt => [operand(rng, l), 0, 0],
+        Opcode::Min | Opcode::Max => minmax_operands(rng, l),
         _ => {
             let (a, b, c) = triple(rng, l);
             [a, b, c]
@@ -170,9 +176,22 @@ fn element(instr: &Instr, l: Layout, rng: &mut Rng) -> [u64; 3] {
     if rng.below(32) == 0 {
         // f64 has no canonical NaN to look for; a signalling one tests quieting instead.
         let nan = l.canonical_nan().unwrap_or(0x7FF0_0000_0000_0000 | rng.below(1 << 51).max(1));
-        ops[rng.below(instr.operand_counts()[0] as u64) as usize] = nan;
+        ops[rng.below(n as u64) as usize] = nan;
     }
     ops
+}
+
+/// Operands for `min` and `max`: independent ones (zeros, subnormals, infinities and NaNs
+/// among them), or the first one's negation or a near neighbour, so that ±0, equal magnitudes
+/// of either sign and values a unit apart meet.
+fn minmax_operands(rng: &mut Rng, l: Layout) -> [u64; 3] {
+    let a = operand(rng, l);
+    let mut related = || match rng.below(4) {
+        0 => a ^ l.sign_bit(),
+        1 => l.nudge(a, rng.range(-2, 3)),
+        _ => operand(rng, l),
+    };
+    [a, related(), related()]
 }
 
 /// A square of a value with at most p/2 + 1 significant bits (exact in the format, when it
@@ -277,7 +296,7 @@ fn random_tier(family: Family, fmt: Format) {
     // f64 kernels need AVX-512's per-instruction rounding; other builds evaluate f64 with the
     // scalar definition, which this then compares with itself.
     if fmt != Format::F64 || cfg!(target_feature = "avx512f") {
-        for (instr, target) in &spellings {
+        for (instr, target, _) in &spellings {
             assert!(instr.is_vectorized(*target), "{instr} has no SIMD kernel");
         }
     }
@@ -286,9 +305,8 @@ fn random_tier(family: Family, fmt: Format) {
     let blocks = words.div_ceil(BLOCK as u64);
     let failed = AtomicU64::new(0);
     let examples = Mutex::new(Vec::new());
-    spellings.par_iter().for_each(|(instr, target)| {
-        let name = instr.to_string();
-        let n = instr.operand_counts()[0];
+    spellings.par_iter().for_each(|&(ref instr, target, n)| {
+        let name = format!("{instr}/{n}");
         (0..blocks).into_par_iter().for_each(|block| {
             let mut rng = Rng::new(seed(&name, block));
             let len = BLOCK.min((words - block * BLOCK as u64) as usize);
@@ -300,13 +318,13 @@ fn random_tier(family: Family, fmt: Format) {
                 }
                 left -= 1;
                 for lane in 0..instr.ty().lanes() {
-                    let ops = element_of(kind, instr, l, &mut rng);
+                    let ops = element_of(kind, instr, n, l, &mut rng);
                     for (src, op) in srcs.iter_mut().zip(ops) {
                         src[i] |= op << (lane * fmt.bits());
                     }
                 }
             }
-            let (f, ex) = compare(instr, *target, &srcs);
+            let (f, ex) = compare(instr, target, &srcs);
             failed.fetch_add(f, Ordering::Relaxed);
             examples.lock().unwrap().extend(ex);
         });
@@ -347,6 +365,11 @@ fn div_approx_full_f32() {
 #[test]
 fn div_ieee_f32() {
     random_tier(Family::IeeeDiv, Format::F32);
+}
+
+#[test]
+fn min_max_f32() {
+    random_tier(Family::MinMax, Format::F32);
 }
 
 #[test]
@@ -430,9 +453,9 @@ fn products_near_min_normal_f32() {
     }
     let mut failed = Vec::new();
     for family in [Family::Mul, Family::Fma] {
-        for (instr, target) in spellings(family, Format::F32) {
+        for (instr, target, n) in spellings(family, Format::F32) {
             let lanes = instr.ty().lanes() as usize;
-            let mut srcs = vec![vec![0u64; cases.len() / lanes]; instr.operand_counts()[0]];
+            let mut srcs = vec![vec![0u64; cases.len() / lanes]; n];
             for (k, (mul, fma)) in cases.iter().enumerate() {
                 let ops = if family == Family::Mul { mul } else { fma };
                 for (src, op) in srcs.iter_mut().zip(ops) {

@@ -9,6 +9,7 @@ mod exact;
 mod exact_f64;
 mod half;
 mod lanes;
+mod minmax;
 mod mufu_f32;
 mod mufu_lanes;
 
@@ -66,8 +67,12 @@ pub(crate) fn select(instr: &Instr, target: Target) -> Option<Kernel> {
     if let Some(kernel) = exact_f64::select(instr) {
         return Some(kernel);
     }
-    // div on f32 and, with AVX-512, div, rcp and sqrt on f64 (div_sqrt.rs)
+    // div, rcp and sqrt on f32 and, with AVX-512, on f64 (div_sqrt.rs)
     if let Some(kernel) = div_sqrt::select(instr) {
+        return Some(kernel);
+    }
+    // min and max on f32 (minmax.rs)
+    if let Some(kernel) = minmax::select(instr) {
         return Some(kernel);
     }
     // --- end of exact arithmetic ---

@@ -26,8 +26,8 @@
 use wide::{f32x16, f64x8, u32x16, u32x8, u64x8};
 
 use super::lanes::{
-    build, each, join, map, narrow_mask, nearest_f32, saturate, to_odd, truncate, two_sum, widen_f32_bits, zero_sign,
-    Dir, Lanes,
+    build, each, flush_f32, join, map, nan_f32, narrow_mask, nearest_f32, saturate, to_odd, truncate, two_sum,
+    widen_f32_bits, zero_sign, Dir, Lanes,
 };
 #[cfg(not(target_feature = "avx512f"))]
 use super::lanes::{Rm, Rn, Rp, Rz};
@@ -81,12 +81,8 @@ pub(super) const N: usize = 16;
 /// becomes a zero of its sign (SEMANTICS §5).
 #[inline(always)]
 pub(super) fn widen<const FTZ: bool>(words: [u32; N]) -> [f64x8; 2] {
-    let mut w = u32x16::new(words);
-    if FTZ {
-        let normal = (w & u32x16::splat(F32.exp_mask() as u32)).simd_ne(u32x16::ZERO);
-        w &= normal | u32x16::splat(F32.sign_bit() as u32);
-    }
-    widen_f32_bits(w.to_array())
+    let w = u32x16::new(words);
+    widen_f32_bits(if FTZ { flush_f32(w) } else { w }.to_array())
 }
 
 /// `x`, exact or rounded to odd at f64's precision (toward zero for `.rz`), rounded to f32 in
@@ -194,9 +190,7 @@ fn decides<R: Dir>(s: [f64x8; 2]) -> bool {
 /// The canonical NaN for every NaN (SEMANTICS §4), then `.sat` when spelled.
 #[inline(always)]
 fn nan_and_sat(r: u32x16, sat: bool) -> [u32; N] {
-    let inf = u32x16::splat(F32.inf(false) as u32);
-    let nan = (r & u32x16::splat(F32.mask() as u32 >> 1)).simd_gt(inf);
-    let r = <f32x16 as Lanes>::select(nan, u32x16::splat(F32.canonical_nan() as u32), r);
+    let r = <f32x16 as Lanes>::select(nan_f32(r), u32x16::splat(F32.canonical_nan() as u32), r);
     if sat { saturate::<f32x16>(r, F32) } else { r }.to_array()
 }
 
@@ -285,7 +279,7 @@ mod embedded {
 
     use wide::{f32x16, u32x16};
 
-    use super::super::lanes::{by_embedded_rounding, embedded_rounding as imm, Rm, Rn, Rp, Rz};
+    use super::super::lanes::{by_embedded_rounding, embedded_rounding as imm, flush_f32, Rm, Rn, Rp, Rz};
     use super::{add_lanes, fma_lanes, map, mul_lanes, nan_and_sat, F32Kernel, F32, N};
     use crate::ptx::{Instr, Opcode};
     use crate::round::Rounding;
@@ -328,11 +322,7 @@ mod embedded {
         // 2^-126, the smallest normal magnitude.
         let (sign, min_normal) = (u32x16::splat(F32.sign_bit() as u32), u32x16::splat(1 << F32.frac_bits()));
         map::<u32, N, K>(srcs, dst, |group| {
-            let r = op(group.map(|g| {
-                let w = u32x16::new(g);
-                let normal = (w & u32x16::splat(F32.exp_mask() as u32)).simd_ne(u32x16::ZERO);
-                f32x16::from_bits(w & (normal | sign)).into()
-            }));
+            let r = op(group.map(|g| f32x16::from_bits(flush_f32(u32x16::new(g))).into()));
             let r = f32x16::from(r).to_bits();
             let magnitude = r & !sign;
             if R != imm::RZ && magnitude.simd_eq(min_normal).any() {

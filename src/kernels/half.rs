@@ -22,7 +22,7 @@ use wide::{f32x16, f64x8, u16x16, u32x16, u32x8};
 
 #[cfg(not(target_feature = "avx512f"))]
 use super::lanes::two_sum;
-use super::lanes::{each, join, map, narrow_mask, nearest_f32, saturate, to_odd, widen_f32_bits, Lanes};
+use super::lanes::{each, join, map, nan_f32, narrow_mask, nearest_f32, saturate, to_odd, widen_f32_bits, Lanes};
 use super::Kernel;
 use crate::format::Format;
 use crate::ptx::{Instr, Mode, Opcode};
@@ -289,8 +289,7 @@ fn nearest_bf16(x: u32x16) -> u32x16 {
     let shift = Format::F32.bits() - Format::BF16.bits();
     let increment = u32x16::splat((1 << (shift - 1)) - 1) + ((x >> shift) & u32x16::splat(1));
     let bf16 = (x + increment) >> shift;
-    let nan = (x & u32x16::splat(Format::F32.mask() as u32 >> 1)).simd_gt(u32x16::splat(Format::F32.inf(false) as u32));
-    <f32x16 as Lanes>::select(nan, u32x16::splat(Format::BF16.canonical_nan() as u32), bf16)
+    <f32x16 as Lanes>::select(nan_f32(x), u32x16::splat(Format::BF16.canonical_nan() as u32), bf16)
 }
 
 /// `x` rounded to odd at f32's precision: nearest, stepped toward zero where that went away

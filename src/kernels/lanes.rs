@@ -228,6 +228,19 @@ pub(super) fn nearest_f32(x: f64x8) -> (u32x8, u64x8, u64x8) {
     (u32x8::new(each(nearest, f32::to_bits)), back.simd_gt(x), back.simd_lt(x))
 }
 
+/// `.ftz` on f32 words: a subnormal becomes a zero of its sign (SEMANTICS §5).
+#[inline(always)]
+pub(super) fn flush_f32(w: u32x16) -> u32x16 {
+    let normal = (w & u32x16::splat(Format::F32.exp_mask() as u32)).simd_ne(u32x16::ZERO);
+    w & (normal | u32x16::splat(Format::F32.sign_bit() as u32))
+}
+
+/// The lanes of f32 words that hold a NaN.
+#[inline(always)]
+pub(super) fn nan_f32(w: u32x16) -> u32x16 {
+    (w & u32x16::splat(Format::F32.mask() as u32 >> 1)).simd_gt(u32x16::splat(Format::F32.inf(false) as u32))
+}
+
 /// A 64-bit lane mask as a 32-bit one.
 #[inline(always)]
 pub(super) fn narrow_mask(mask: u64x8) -> u32x8 {

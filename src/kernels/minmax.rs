@@ -9,7 +9,7 @@
 
 use wide::{f32x16, u32x16};
 
-use super::lanes::{map, Lanes};
+use super::lanes::{flush_f32, map, nan_f32, Lanes};
 use super::Kernel;
 use crate::format::Format;
 use crate::ptx::{Instr, Modifiers, Opcode, Type};
@@ -37,7 +37,7 @@ fn minmax<const MIN: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
             let r = pick::<MIN>(prepare(a, m), prepare(b, m), m.nan);
             if m.xorsign {
                 let sign = splat(F32.sign_bit());
-                let nan = is_nan(r);
+                let nan = nan_f32(r);
                 return <f32x16 as Lanes>::select(nan, r, (r & !sign) | ((a ^ b) & sign)).to_array();
             }
             r.to_array()
@@ -59,20 +59,11 @@ fn splat(bits: u64) -> u32x16 {
 #[inline(always)]
 fn prepare(x: u32x16, m: Modifiers) -> u32x16 {
     let sign = splat(F32.sign_bit());
-    let mut x = x;
-    if m.ftz {
-        let subnormal_or_zero = (x & splat(F32.exp_mask())).simd_eq(u32x16::ZERO);
-        x = <f32x16 as Lanes>::select(subnormal_or_zero, x & sign, x);
-    }
+    let mut x = if m.ftz { flush_f32(x) } else { x };
     if m.abs {
         x &= !sign;
     }
     x
-}
-
-#[inline(always)]
-fn is_nan(x: u32x16) -> u32x16 {
-    (x & !splat(F32.sign_bit())).simd_gt(splat(F32.inf(false)))
 }
 
 /// A key whose unsigned order is the numeric order of non-NaN values, with −0 < +0.
@@ -86,7 +77,7 @@ fn order_key(x: u32x16) -> u32x16 {
 /// The two-operand selection of `min` (`MIN`) or `max` (module documentation).
 #[inline(always)]
 fn pick<const MIN: bool>(x: u32x16, y: u32x16, nan_mode: bool) -> u32x16 {
-    let (x_nan, y_nan) = (is_nan(x), is_nan(y));
+    let (x_nan, y_nan) = (nan_f32(x), nan_f32(y));
     let x_below = order_key(x).simd_lt(order_key(y));
     let x_first = if MIN { x_below } else { !x_below };
     let r = <f32x16 as Lanes>::select(x_first, x, y);

@@ -22,7 +22,7 @@ use bytemuck::cast;
 use wide::{f32x16, f64x8, u64x8};
 
 use super::exact::mul_lanes;
-use super::lanes::{map, Rn};
+use super::lanes::{map, nan_f32, Rn};
 use super::mufu_lanes::{
     f32_subnormal_rn, lg2_rz, luts, narrow, pow2, quadrant_word, s, sin_rz, splat, sq, u, widen, Luts, I, U,
 };
@@ -109,12 +109,6 @@ fn fields(x: U) -> (U, U, U) {
 #[inline(always)]
 fn eq(a: U, b: u32) -> U {
     a.simd_eq(splat(b))
-}
-
-/// Lanes holding a NaN.
-#[inline(always)]
-fn is_nan(x: U) -> U {
-    (x & 0x7FFF_FFFFu32).simd_gt(splat(INF))
 }
 
 /// Pack an SFU result (SEMANTICS §2.2, `pack` in [`crate::mufu`]): `bits` is
@@ -212,7 +206,7 @@ fn tanh(l: &Luts, x: U) -> U {
     let r = ((expo.min(splat(127)) - 2u32 + (big & 1u32)) << 23) + q;
     let r = a.simd_lt(splat(122 << 23)).bitselect(a, r);
     let r = a.simd_ge(splat(130 << 23)).bitselect(splat(ONE), r) | (x & SIGN);
-    is_nan(x).bitselect(splat(NAN), r)
+    nan_f32(x).bitselect(splat(NAN), r)
 }
 
 /// MUFU.EX2 on sm_70+ ([`crate::mufu::ex2`]): the PREEX2 conversion of x to a truncated 7.23
@@ -223,7 +217,7 @@ fn ex2(l: &Luts, x: U) -> U {
     let (sign, expo, frac) = fields(x);
     // |x| ≥ 128, ±Inf and NaN: the Inf code, +Inf or +0; NaN.
     let neg = u(s(sign) >> 31);
-    let beyond = is_nan(x).bitselect(splat(NAN), neg.bitselect(U::ZERO, splat(INF)));
+    let beyond = nan_f32(x).bitselect(splat(NAN), neg.bitselect(U::ZERO, splat(INF)));
     let big = expo.simd_ge(splat(127 + 7));
     // |x| < 2^-23 truncates to the fixed-point word 0, whose result is ex2(0) = 1. Vectors of
     // such inputs only (most of the f32 patterns) skip the datapath.

@@ -28,7 +28,7 @@
 //! the f64 NaN rule of `exact_f64`; builds without AVX-512F evaluate f64 `div`, `rcp` and
 //! `sqrt` through the scalar definitions.
 
-use wide::f64x8;
+use crate::kernels::simd::f64x8;
 
 use super::exact::{finish, widen, N};
 use super::lanes::{map, Dir, Rm, Rn, Rp, Rz};
@@ -120,14 +120,14 @@ mod f64_embedded {
     // the intrinsics only compute.
 
     fn div<const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-        eval(srcs, dst, |[a, b]| unsafe { _mm512_div_round_pd::<R>(a, b) });
+        eval(srcs, dst, |[a, b]| unsafe { _mm512_div_round_pd::<R>(a.into(), b.into()) });
     }
 
     fn rcp<const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-        eval(srcs, dst, |[a]| unsafe { _mm512_div_round_pd::<R>(_mm512_set1_pd(1.0), a) });
+        eval(srcs, dst, |[a]| unsafe { _mm512_div_round_pd::<R>(_mm512_set1_pd(1.0), a.into()) });
     }
 
     fn sqrt<const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-        eval(srcs, dst, |[a]| unsafe { _mm512_sqrt_round_pd::<R>(a) });
+        eval(srcs, dst, |[a]| unsafe { _mm512_sqrt_round_pd::<R>(a.into()) });
     }
 }

@@ -23,7 +23,7 @@
 //! operation on flushed operands tells tininess except at a result of magnitude 2^-126, where
 //! the group takes the f64 lanes.
 
-use wide::{f32x16, f64x8, u32x16, u32x8, u64x8};
+use crate::kernels::simd::{f32x16, f64x8, u32x16, u32x8, u64x8};
 
 use super::lanes::{
     build, each, flush_f32, join, map, nan_f32, narrow_mask, nearest_f32, saturate, to_odd, truncate, two_sum,
@@ -98,7 +98,7 @@ pub(super) fn widen<const FTZ: bool>(words: [u32; N]) -> [f64x8; 2] {
 /// [`narrow_subnormal`]. A NaN comes out as some NaN.
 #[inline(always)]
 fn narrow<R: Dir, const FTZ: bool>(x: f64x8) -> u32x8 {
-    use wide::i64x8;
+    use crate::kernels::simd::i64x8;
     let shift = F64.frac_bits() - F32.frac_bits();
     let f64_bits = |v: f64| i64x8::splat(v.to_bits() as i64);
     let min_normal = f64_bits(2f64.powi(F32.emin()));
@@ -277,9 +277,9 @@ mod embedded {
         __m512, _mm512_add_round_ps, _mm512_fmadd_round_ps, _mm512_mul_round_ps, _mm512_sub_round_ps,
     };
 
-    use wide::{f32x16, u32x16};
+    use crate::kernels::simd::{f32x16, u32x16};
 
-    use super::super::lanes::{by_embedded_rounding, embedded_rounding as imm, flush_f32, Rm, Rn, Rp, Rz};
+    use super::super::lanes::{by_embedded_rounding, each, embedded_rounding as imm, flush_f32, Rm, Rn, Rp, Rz};
     use super::{add_lanes, fma_lanes, map, mul_lanes, nan_and_sat, F32Kernel, F32, N};
     use crate::ptx::{Instr, Opcode};
     use crate::round::Rounding;
@@ -299,10 +299,10 @@ mod embedded {
 
     /// `dst[i] = op(srcs[0][i], …)`, then [`nan_and_sat`], sixteen lanes at a time.
     #[inline(always)]
-    fn eval<const K: usize>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32], op: impl Fn([__m512; K]) -> __m512) {
+    fn eval<const K: usize>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32], op: impl Fn([f32x16; K]) -> __m512) {
         let sat = instr.modifiers().sat;
         map::<u32, N, K>(srcs, dst, |group| {
-            let r = op(group.map(|g| f32x16::from_bits(u32x16::new(g)).into()));
+            let r = op(each(group, |g| f32x16::from_bits(u32x16::new(g))));
             nan_and_sat(f32x16::from(r).to_bits(), sat)
         });
     }
@@ -315,14 +315,14 @@ mod embedded {
         instr: &Instr,
         srcs: &[&[u32]],
         dst: &mut [u32],
-        op: impl Fn([__m512; K]) -> __m512,
+        op: impl Fn([f32x16; K]) -> __m512,
         lanes: impl Fn([[u32; N]; K], bool) -> [u32; N],
     ) {
         let sat = instr.modifiers().sat;
         // 2^-126, the smallest normal magnitude.
         let (sign, min_normal) = (u32x16::splat(F32.sign_bit() as u32), u32x16::splat(1 << F32.frac_bits()));
         map::<u32, N, K>(srcs, dst, |group| {
-            let r = op(group.map(|g| f32x16::from_bits(flush_f32(u32x16::new(g))).into()));
+            let r = op(each(group, |g| f32x16::from_bits(flush_f32(u32x16::new(g)))));
             let r = f32x16::from(r).to_bits();
             let magnitude = r & !sign;
             if R != imm::RZ && magnitude.simd_eq(min_normal).any() {
@@ -349,19 +349,19 @@ mod embedded {
     // the intrinsics only compute.
 
     fn add<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
-        eval(instr, srcs, dst, |[a, b]| unsafe { _mm512_add_round_ps::<R>(a, b) });
+        eval(instr, srcs, dst, |[a, b]| unsafe { _mm512_add_round_ps::<R>(a.into(), b.into()) });
     }
 
     fn sub<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
-        eval(instr, srcs, dst, |[a, b]| unsafe { _mm512_sub_round_ps::<R>(a, b) });
+        eval(instr, srcs, dst, |[a, b]| unsafe { _mm512_sub_round_ps::<R>(a.into(), b.into()) });
     }
 
     fn mul<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
-        eval(instr, srcs, dst, |[a, b]| unsafe { _mm512_mul_round_ps::<R>(a, b) });
+        eval(instr, srcs, dst, |[a, b]| unsafe { _mm512_mul_round_ps::<R>(a.into(), b.into()) });
     }
 
     fn fma<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
-        eval(instr, srcs, dst, |[a, b, c]| unsafe { _mm512_fmadd_round_ps::<R>(a, b, c) });
+        eval(instr, srcs, dst, |[a, b, c]| unsafe { _mm512_fmadd_round_ps::<R>(a.into(), b.into(), c.into()) });
     }
 
     fn add_ftz<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
@@ -370,7 +370,7 @@ mod embedded {
             instr,
             srcs,
             dst,
-            |[a, b]| unsafe { _mm512_add_round_ps::<R>(a, b) },
+            |[a, b]| unsafe { _mm512_add_round_ps::<R>(a.into(), b.into()) },
             |[a, b], sat| lanes(a, b, sat),
         );
     }
@@ -384,8 +384,8 @@ mod embedded {
             instr,
             srcs,
             dst,
-            |[a, b]| unsafe { _mm512_sub_round_ps::<R>(a, b) },
-            |[a, b], sat| lanes(a, b.map(|w| w ^ negate), sat),
+            |[a, b]| unsafe { _mm512_sub_round_ps::<R>(a.into(), b.into()) },
+            |[a, b], sat| lanes(a, each(b, |w| w ^ negate), sat),
         );
     }
 
@@ -395,7 +395,7 @@ mod embedded {
             instr,
             srcs,
             dst,
-            |[a, b]| unsafe { _mm512_mul_round_ps::<R>(a, b) },
+            |[a, b]| unsafe { _mm512_mul_round_ps::<R>(a.into(), b.into()) },
             |[a, b], sat| lanes(a, b, sat),
         );
     }
@@ -406,7 +406,7 @@ mod embedded {
             instr,
             srcs,
             dst,
-            |[a, b, c]| unsafe { _mm512_fmadd_round_ps::<R>(a, b, c) },
+            |[a, b, c]| unsafe { _mm512_fmadd_round_ps::<R>(a.into(), b.into(), c.into()) },
             |[a, b, c], sat| lanes(a, b, c, sat),
         );
     }

@@ -16,9 +16,9 @@ use std::arch::x86_64::{
     __m512d, _mm512_add_round_pd, _mm512_fmadd_round_pd, _mm512_mul_round_pd, _mm512_sub_round_pd,
 };
 
-use wide::{f64x8, u64x8};
+use crate::kernels::simd::{f64x8, u64x8};
 
-use super::lanes::{by_embedded_rounding, map};
+use super::lanes::{by_embedded_rounding, each, map};
 use super::Kernel;
 use crate::format::Format;
 use crate::ptx::{Instr, Mode, Opcode};
@@ -52,18 +52,18 @@ fn nan_lanes(x: u64x8) -> u64x8 {
 #[inline(always)]
 fn with_nan_rule<const K: usize>(ops: [u64x8; K], r: f64x8) -> [u64; N] {
     let r = r.to_bits();
-    let invalid = nan_lanes(r).bitselect(u64x8::splat(F64.canonical_nan()), r);
+    let invalid = nan_lanes(r).select(u64x8::splat(F64.canonical_nan()), r);
     let quiet = u64x8::splat(F64.quiet_bit());
-    let first_nan = ops.iter().rev().fold(invalid, |acc, &x| nan_lanes(x).bitselect(x | quiet, acc));
+    let first_nan = ops.iter().rev().fold(invalid, |acc, &x| nan_lanes(x).select(x | quiet, acc));
     first_nan.to_array()
 }
 
 /// `dst[i] = op(srcs[0][i], …)` with the NaN rule, eight lanes at a time.
 #[inline(always)]
-pub(super) fn eval<const K: usize>(srcs: &[&[u64]], dst: &mut [u64], op: impl Fn([__m512d; K]) -> __m512d) {
+pub(super) fn eval<const K: usize>(srcs: &[&[u64]], dst: &mut [u64], op: impl Fn([f64x8; K]) -> __m512d) {
     map::<u64, N, K>(srcs, dst, |group| {
-        let words = group.map(u64x8::new);
-        with_nan_rule(words, op(words.map(|w| f64x8::from_bits(w).into())).into())
+        let words = each(group, u64x8::new);
+        with_nan_rule(words, op(each(words, f64x8::from_bits)).into())
     });
 }
 
@@ -71,17 +71,17 @@ pub(super) fn eval<const K: usize>(srcs: &[&[u64]], dst: &mut [u64], op: impl Fn
 // the intrinsics only compute.
 
 fn add<const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-    eval(srcs, dst, |[a, b]| unsafe { _mm512_add_round_pd::<R>(a, b) });
+    eval(srcs, dst, |[a, b]| unsafe { _mm512_add_round_pd::<R>(a.into(), b.into()) });
 }
 
 fn sub<const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-    eval(srcs, dst, |[a, b]| unsafe { _mm512_sub_round_pd::<R>(a, b) });
+    eval(srcs, dst, |[a, b]| unsafe { _mm512_sub_round_pd::<R>(a.into(), b.into()) });
 }
 
 fn mul<const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-    eval(srcs, dst, |[a, b]| unsafe { _mm512_mul_round_pd::<R>(a, b) });
+    eval(srcs, dst, |[a, b]| unsafe { _mm512_mul_round_pd::<R>(a.into(), b.into()) });
 }
 
 fn fma<const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-    eval(srcs, dst, |[a, b, c]| unsafe { _mm512_fmadd_round_pd::<R>(a, b, c) });
+    eval(srcs, dst, |[a, b, c]| unsafe { _mm512_fmadd_round_pd::<R>(a.into(), b.into(), c.into()) });
 }

@@ -18,7 +18,7 @@
 
 use core::ops::{Add, Mul, Sub};
 
-use wide::{f32x16, f64x8, u16x16, u32x16, u32x8};
+use crate::kernels::simd::{f32x16, f64x8, u16x16, u32x16, u32x8};
 
 #[cfg(not(target_feature = "avx512f"))]
 use super::lanes::two_sum;
@@ -93,7 +93,11 @@ impl Half for F16 {
 
     #[inline(always)]
     fn round<const FTZ: bool>(s: f32x16, e: Option<f32x16>) -> u32x16 {
-        let x = e.map_or(s, |e| to_odd(s, e));
+        // A match, not `Option::map_or`, which the compiler may leave out of line.
+        let x = match e {
+            Some(e) => to_odd(s, e),
+            None => s,
+        };
         #[cfg(all(target_arch = "x86_64", target_feature = "f16c"))]
         let r = f16c::nearest::<FTZ>(x);
         #[cfg(not(all(target_arch = "x86_64", target_feature = "f16c")))]
@@ -113,9 +117,9 @@ mod f16c {
     #[cfg(target_feature = "avx512f")]
     use core::arch::x86_64::{_mm512_cvtph_ps, _mm512_cvtps_ph};
 
-    use wide::{f32x16, u16x16, u32x16};
+    use crate::kernels::simd::{f32x16, u16x16, u32x16};
     #[cfg(not(target_feature = "avx512f"))]
-    use wide::{f32x8, u16x8};
+    use crate::kernels::simd::{f32x8, u16x8};
 
     use super::flush_tiny;
     #[cfg(not(target_feature = "avx512f"))]
@@ -180,7 +184,7 @@ fn flush_tiny(x: f32x16) -> f32x16 {
 /// f16 ⇄ f32 by bit manipulation, for builds without F16C.
 #[cfg(not(all(target_arch = "x86_64", target_feature = "f16c")))]
 mod portable {
-    use wide::{f32x16, u32x16};
+    use crate::kernels::simd::{f32x16, u32x16};
 
     use super::flush_tiny;
     use crate::format::Format;
@@ -422,7 +426,7 @@ fn mul_bf16(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
 /// ([`fma_group`]).
 #[cfg(all(target_feature = "fma", not(target_feature = "avx512f")))]
 mod fused {
-    use wide::u32x16;
+    use crate::kernels::simd::u32x16;
 
     use super::super::lanes::map;
     use super::{bf16_lanes, clamp, fma_group, nearest_bf16, BF16, N};
@@ -457,7 +461,7 @@ mod fused {
 mod embedded {
     use std::arch::x86_64::{__m512, _mm512_add_round_ps, _mm512_fmadd_round_ps, _mm512_mul_round_ps};
 
-    use wide::{f32x16, u32x16};
+    use crate::kernels::simd::{f32x16, u32x16};
 
     use super::super::lanes::embedded_rounding::{RM, RN, RP};
     use super::super::lanes::map;
@@ -524,7 +528,7 @@ mod embedded {
         };
         // Equal as numbers: an exact zero rounds to −0 downward and to +0 upward.
         let exact = f32x16::from_bits(down).simd_eq(f32x16::from_bits(up)).to_bits();
-        let toward_zero = (down & magnitude).simd_lt(up & magnitude).bitselect(down, up);
-        exact.bitselect(near, toward_zero | u32x16::ONE)
+        let toward_zero = (down & magnitude).simd_lt(up & magnitude).select(down, up);
+        exact.select(near, toward_zero | u32x16::splat(1))
     }
 }

@@ -16,7 +16,7 @@
 
 use core::ops::{Add, BitAnd, BitOr, BitXor, Mul, Sub};
 
-use wide::{f32x16, f64x8, u32x16, u32x8, u64x8};
+use crate::kernels::simd::{f32x16, f64x8, u32x16, u32x8, u64x8};
 
 use crate::format::Format;
 use crate::round::Rounding;

@@ -7,9 +7,9 @@
 //! the order of [`order_key`] decides, in which −0 < +0. `.xorsign` then gives a non-NaN
 //! result the XOR of the two operands' signs.
 
-use wide::{f32x16, u32x16};
+use crate::kernels::simd::{f32x16, u32x16};
 
-use super::lanes::{flush_f32, map, nan_f32, Lanes};
+use super::lanes::{each, flush_f32, map, nan_f32, Lanes};
 use super::Kernel;
 use crate::format::Format;
 use crate::ptx::{Instr, Modifiers, Opcode, Type};
@@ -44,7 +44,7 @@ fn minmax<const MIN: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
         });
     } else {
         map::<u32, N, 3>(srcs, dst, |[a, b, c]| {
-            let [a, b, c] = [a, b, c].map(|x| prepare(u32x16::new(x), m));
+            let [a, b, c] = each([a, b, c], |x| prepare(u32x16::new(x), m));
             pick::<MIN>(pick::<MIN>(a, b, m.nan), c, m.nan).to_array()
         });
     }

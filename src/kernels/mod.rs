@@ -12,6 +12,7 @@ mod lanes;
 mod minmax;
 mod mufu_f32;
 mod mufu_lanes;
+mod simd;
 
 use crate::batch::Word;
 use crate::ptx::{Instr, Target};

@@ -206,7 +206,7 @@ fn tanh(l: &Luts, x: U) -> U {
     let r = ((expo.min(splat(127)) - 2u32 + (big & 1u32)) << 23) + q;
     let r = a.simd_lt(splat(122 << 23)).bitselect(a, r);
     let r = a.simd_ge(splat(130 << 23)).bitselect(splat(ONE), r) | (x & SIGN);
-    nan_f32(x).bitselect(splat(NAN), r)
+    nan_lanes(x).bitselect(splat(NAN), r)
 }
 
 /// MUFU.EX2 on sm_70+ ([`crate::mufu::ex2`]): the PREEX2 conversion of x to a truncated 7.23
@@ -217,7 +217,7 @@ fn ex2(l: &Luts, x: U) -> U {
     let (sign, expo, frac) = fields(x);
     // |x| ≥ 128, ±Inf and NaN: the Inf code, +Inf or +0; NaN.
     let neg = u(s(sign) >> 31);
-    let beyond = nan_f32(x).bitselect(splat(NAN), neg.bitselect(U::ZERO, splat(INF)));
+    let beyond = nan_lanes(x).bitselect(splat(NAN), neg.bitselect(U::ZERO, splat(INF)));
     let big = expo.simd_ge(splat(127 + 7));
     // |x| < 2^-23 truncates to the fixed-point word 0, whose result is ex2(0) = 1. Vectors of
     // such inputs only (most of the f32 patterns) skip the datapath.
@@ -296,6 +296,13 @@ fn sin_approx(l: &Luts, x: U) -> U {
 fn cos_approx(l: &Luts, x: U) -> U {
     let r = sincos::<true>(l, quadrant_word::<true>(x));
     is_special(x).bitselect(splat(NAN), r)
+}
+
+/// Lanes holding a NaN ([`super::lanes::nan_f32`], whose lanes are `super::simd`'s while
+/// these kernels are still written with `wide`).
+#[inline(always)]
+fn nan_lanes(x: U) -> U {
+    U::new(nan_f32(super::simd::u32x16::new(x.to_array())).to_array())
 }
 
 /// Lanes holding ±Inf or a NaN.

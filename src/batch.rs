@@ -19,7 +19,7 @@ use std::fmt;
 
 use rayon::prelude::*;
 
-use crate::kernels;
+use crate::kernels::{self, SimdLevel, SimdLevelError};
 use crate::ptx::{Instr, Target};
 
 /// A machine word holding one operand: `u16` (f16, bf16), `u32` (f32, f16x2, bf16x2) or `u64`
@@ -61,6 +61,8 @@ pub enum BatchError {
     Width { instr: String, what: String, bits: u32, expected: u32 },
     /// The target lacks the instruction.
     Target(String),
+    /// The processor cannot run the requested SIMD level.
+    SimdLevel(SimdLevelError),
 }
 
 impl fmt::Display for BatchError {
@@ -79,6 +81,7 @@ impl fmt::Display for BatchError {
                 write!(f, "{what} of {instr} is a {bits}-bit buffer; it must hold {expected}-bit words")
             }
             BatchError::Target(message) => f.write_str(message),
+            BatchError::SimdLevel(e) => e.fmt(f),
         }
     }
 }
@@ -98,8 +101,23 @@ impl Instr {
         sources: &[&[S]],
         out: &mut [D],
     ) -> Result<(), BatchError> {
+        self.eval_batch_at(target, SimdLevel::active(), sources, out)
+    }
+
+    /// [`Instr::eval_batch`] through the kernels of a chosen SIMD level, for tests and
+    /// comparisons: every level gives the same bits. Fails if the processor lacks the level.
+    pub fn eval_batch_at<S: Word, D: Word>(
+        &self,
+        target: Target,
+        level: SimdLevel,
+        sources: &[&[S]],
+        out: &mut [D],
+    ) -> Result<(), BatchError> {
+        if !level.is_supported() {
+            return Err(BatchError::SimdLevel(SimdLevelError::Unsupported { level, detected: SimdLevel::detected() }));
+        }
         self.check_batch(target, sources, out.len(), S::BITS, D::BITS)?;
-        let kernel = kernels::select(self, target);
+        let kernel = kernels::select_at(self, target, level);
         out.par_chunks_mut(CHUNK).enumerate().for_each(|(chunk, dst)| {
             let start = chunk * CHUNK;
             let mut srcs: [&[S]; 3] = [&[]; 3];
@@ -172,8 +190,8 @@ impl Instr {
         }
     }
 
-    /// Whether batch evaluation of this instruction runs a SIMD kernel (else the scalar
-    /// definition, in parallel).
+    /// Whether batch evaluation of this instruction runs a SIMD kernel at the active level
+    /// (else the scalar definition, in parallel).
     pub fn is_vectorized(&self, target: Target) -> bool {
         kernels::select(self, target).is_some()
     }

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use crate::batch::{BatchError, Word};
+use crate::kernels::SimdLevel;
 use crate::ptx::{Instr, Target};
 
 /// The instructions `ptxfp bench` measures when none are named.
@@ -42,14 +43,16 @@ pub struct Measurement {
     pub copy_elements_per_second: f64,
     pub ratio_to_copy: f64,
     pub vectorized: bool,
+    /// The SIMD level the kernels ran at.
+    pub simd_level: SimdLevel,
 }
 
 impl Measurement {
     /// A JSON object (no external serializer needed for these flat fields).
     pub fn to_json(&self) -> String {
         format!(
-            "{{\"instr\": \"{}\", \"elements\": {}, \"threads\": {}, \"elements_per_second\": {:.6e}, \"copy_elements_per_second\": {:.6e}, \"ratio_to_copy\": {:.4}, \"vectorized\": {}}}",
-            self.instr, self.elements, self.threads, self.elements_per_second, self.copy_elements_per_second, self.ratio_to_copy, self.vectorized
+            "{{\"instr\": \"{}\", \"elements\": {}, \"threads\": {}, \"elements_per_second\": {:.6e}, \"copy_elements_per_second\": {:.6e}, \"ratio_to_copy\": {:.4}, \"vectorized\": {}, \"simd_level\": \"{}\"}}",
+            self.instr, self.elements, self.threads, self.elements_per_second, self.copy_elements_per_second, self.ratio_to_copy, self.vectorized, self.simd_level
         )
     }
 }
@@ -92,6 +95,7 @@ fn measure_words<S: Word>(
             copy_elements_per_second: copy_rate,
             ratio_to_copy: rate / copy_rate,
             vectorized: instr.is_vectorized(target),
+            simd_level: SimdLevel::active(),
         });
     }
     Ok(out)

@@ -25,5 +25,6 @@ pub mod sweep;
 
 pub use batch::{BatchError, Word};
 pub use format::Format;
+pub use kernels::{SimdLevel, SimdLevelError, SIMD_LEVEL_VARIABLE};
 pub use ptx::{EvalError, Evidence, Instr, Mode, Modifiers, Opcode, ParseError, Target, Type};
 pub use round::Rounding;

@@ -2,7 +2,7 @@
 //! thread count, every buffer length 0..=67 and unaligned buffers, for every catalog spelling.
 
 use ptxfp::ptx::catalog;
-use ptxfp::{BatchError, Instr, Target, Word};
+use ptxfp::{BatchError, Instr, SimdLevel, SimdLevelError, Target, Word};
 
 fn splitmix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -36,9 +36,16 @@ fn words(instr: &Instr, k: usize, len: usize, seed: u64) -> Vec<u64> {
         .collect()
 }
 
-/// Batch-evaluate with words of the right widths, starting `offset` words into the buffers.
-fn batch(instr: &Instr, target: Target, srcs: &[Vec<u64>], offset: usize) -> Vec<u64> {
-    fn typed<S: Word, D: Word>(instr: &Instr, target: Target, srcs: &[Vec<u64>], offset: usize) -> Vec<u64> {
+/// Batch-evaluate at `level` with words of the right widths, starting `offset` words into the
+/// buffers.
+fn batch(instr: &Instr, target: Target, level: SimdLevel, srcs: &[Vec<u64>], offset: usize) -> Vec<u64> {
+    fn typed<S: Word, D: Word>(
+        instr: &Instr,
+        target: Target,
+        level: SimdLevel,
+        srcs: &[Vec<u64>],
+        offset: usize,
+    ) -> Vec<u64> {
         let owned: Vec<Vec<S>> = srcs
             .iter()
             .map(|s| std::iter::repeat_n(S::from_u64(0), offset).chain(s.iter().map(|&x| S::from_u64(x))).collect())
@@ -46,19 +53,19 @@ fn batch(instr: &Instr, target: Target, srcs: &[Vec<u64>], offset: usize) -> Vec
         let refs: Vec<&[S]> = owned.iter().map(|s| &s[offset..]).collect();
         let len = srcs.first().map_or(0, Vec::len);
         let mut out = vec![D::from_u64(0); len + offset];
-        instr.eval_batch(target, &refs, &mut out[offset..]).unwrap();
+        instr.eval_batch_at(target, level, &refs, &mut out[offset..]).unwrap();
         out[offset..].iter().map(|d| d.to_u64()).collect()
     }
     match (instr.source_type(0).bits(), instr.result_bits()) {
-        (16, 16) => typed::<u16, u16>(instr, target, srcs, offset),
-        (32, 32) => typed::<u32, u32>(instr, target, srcs, offset),
-        (64, 64) => typed::<u64, u64>(instr, target, srcs, offset),
-        (32, 16) => typed::<u32, u16>(instr, target, srcs, offset),
-        (16, 32) => typed::<u16, u32>(instr, target, srcs, offset),
-        (32, 64) => typed::<u32, u64>(instr, target, srcs, offset),
-        (64, 32) => typed::<u64, u32>(instr, target, srcs, offset),
-        (16, 64) => typed::<u16, u64>(instr, target, srcs, offset),
-        (64, 16) => typed::<u64, u16>(instr, target, srcs, offset),
+        (16, 16) => typed::<u16, u16>(instr, target, level, srcs, offset),
+        (32, 32) => typed::<u32, u32>(instr, target, level, srcs, offset),
+        (64, 64) => typed::<u64, u64>(instr, target, level, srcs, offset),
+        (32, 16) => typed::<u32, u16>(instr, target, level, srcs, offset),
+        (16, 32) => typed::<u16, u32>(instr, target, level, srcs, offset),
+        (32, 64) => typed::<u32, u64>(instr, target, level, srcs, offset),
+        (64, 32) => typed::<u64, u32>(instr, target, level, srcs, offset),
+        (16, 64) => typed::<u16, u64>(instr, target, level, srcs, offset),
+        (64, 16) => typed::<u64, u16>(instr, target, level, srcs, offset),
         other => panic!("{instr}: unexpected widths {other:?}"),
     }
 }
@@ -84,14 +91,21 @@ fn every_spelling_batch_equals_scalar_for_lengths_0_to_67_at_odd_offsets() {
     }
 }
 
+/// Every SIMD level the processor has.
+fn levels() -> impl Iterator<Item = SimdLevel> {
+    SimdLevel::ALL.into_iter().filter(|l| l.is_supported())
+}
+
 fn check_length(instr: &Instr, target: Target, sources: usize, len: usize) {
     let srcs: Vec<Vec<u64>> = (0..sources).map(|k| words(instr, k, len, len as u64)).collect();
     let offset = 1 + 2 * (len % 3);
-    let got = batch(instr, target, &srcs, offset);
-    for i in 0..len {
-        let ops: Vec<u64> = srcs.iter().map(|s| s[i]).collect();
-        let want = instr.eval_unchecked(target, &ops);
-        assert_eq!(got[i], want, "{instr} on {target}, len {len}, element {i}, operands {ops:x?}");
+    for level in levels() {
+        let got = batch(instr, target, level, &srcs, offset);
+        for i in 0..len {
+            let ops: Vec<u64> = srcs.iter().map(|s| s[i]).collect();
+            let want = instr.eval_unchecked(target, &ops);
+            assert_eq!(got[i], want, "{instr} on {target} at {level}, len {len}, element {i}, operands {ops:x?}");
+        }
     }
 }
 
@@ -117,7 +131,7 @@ fn results_do_not_depend_on_the_thread_count() {
                     .num_threads(n)
                     .build()
                     .unwrap()
-                    .install(|| batch(&instr, Target::DEFAULT, &srcs, 0))
+                    .install(|| batch(&instr, Target::DEFAULT, SimdLevel::active(), &srcs, 0))
             })
             .collect();
         assert_eq!(results[0], results[1], "{spelling}");
@@ -149,4 +163,30 @@ fn bad_buffers_are_errors() {
     let mut h = [0u16; 4];
     cvt.eval_batch(t, &[&[0x3F80_0000u32; 4][..]], &mut h).unwrap();
     assert_eq!(h, [0x3C00; 4]);
+}
+
+#[test]
+fn simd_levels_are_named_and_checked() {
+    for level in SimdLevel::ALL {
+        assert_eq!(level.name().parse::<SimdLevel>(), Ok(level));
+        assert_eq!(level.name().to_uppercase().parse::<SimdLevel>(), Ok(level));
+    }
+    let err = "sse9".parse::<SimdLevel>().unwrap_err();
+    assert_eq!(err.to_string(), "'sse9' is not a SIMD level; the levels are baseline, avx2 and avx512");
+    assert!(SimdLevel::Baseline.is_supported());
+    assert!(SimdLevel::active().is_supported());
+    // A level the processor lacks is refused, not run.
+    let add: Instr = "add.rn.f32".parse().unwrap();
+    let a = [0x3F80_0000u32; 20];
+    for level in SimdLevel::ALL {
+        let mut d = [0u32; 20];
+        let result = add.eval_batch_at(Target::DEFAULT, level, &[&a[..], &a[..]], &mut d);
+        if level.is_supported() {
+            assert_eq!(result, Ok(()));
+            assert_eq!(d, [0x4000_0000; 20]);
+        } else {
+            assert!(matches!(result, Err(BatchError::SimdLevel(SimdLevelError::Unsupported { .. }))), "{result:?}");
+            assert_eq!(d, [0; 20], "nothing written at {level}");
+        }
+    }
 }

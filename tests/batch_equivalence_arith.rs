@@ -28,7 +28,7 @@ use std::time::Instant;
 
 use common::{ap_div, operand, pair, seed, triple, Kind, Layout, Rng};
 use ptxfp::ptx::{catalog, KNOWN_SM};
-use ptxfp::{Format, Instr, Mode, Opcode, Rounding, Target, Word};
+use ptxfp::{Format, Instr, Mode, Opcode, Rounding, SimdLevel, Target, Word};
 use rayon::prelude::*;
 
 /// Operand words per family × format in the default tier.
@@ -249,39 +249,42 @@ fn report(instr: &Instr, ops: &[u64], got: u64, want: u64) -> String {
     format!("{instr} [{}]: kernel {} scalar {}", ops.join(", "), hex(got), hex(want))
 }
 
-/// Evaluate `srcs` (words in u64) through `eval_batch` with words of type `W`.
-fn batch<W: Word>(instr: &Instr, target: Target, srcs: &[Vec<u64>]) -> Vec<u64> {
+/// Evaluate `srcs` (words in u64) through `eval_batch_at` with words of type `W`.
+fn batch<W: Word>(instr: &Instr, target: Target, level: SimdLevel, srcs: &[Vec<u64>]) -> Vec<u64> {
     let typed: Vec<Vec<W>> = srcs.iter().map(|s| s.iter().map(|&x| W::from_u64(x)).collect()).collect();
     let refs: Vec<&[W]> = typed.iter().map(Vec::as_slice).collect();
     let mut out = vec![W::from_u64(0); srcs[0].len()];
-    instr.eval_batch(target, &refs, &mut out).unwrap();
+    instr.eval_batch_at(target, level, &refs, &mut out).unwrap();
     out.into_iter().map(W::to_u64).collect()
 }
 
-fn batch_any(instr: &Instr, target: Target, srcs: &[Vec<u64>]) -> Vec<u64> {
+fn batch_any(instr: &Instr, target: Target, level: SimdLevel, srcs: &[Vec<u64>]) -> Vec<u64> {
     match instr.ty().bits() {
-        16 => batch::<u16>(instr, target, srcs),
-        32 => batch::<u32>(instr, target, srcs),
-        _ => batch::<u64>(instr, target, srcs),
+        16 => batch::<u16>(instr, target, level, srcs),
+        32 => batch::<u32>(instr, target, level, srcs),
+        _ => batch::<u64>(instr, target, level, srcs),
     }
 }
 
-/// Compare the kernel with the scalar definition on `srcs`; return the number of mismatches
-/// and up to 10 reports.
+/// Compare the kernels of every SIMD level this processor has with the scalar definition on
+/// `srcs`; return the number of mismatches and up to 10 reports.
 fn compare(instr: &Instr, target: Target, srcs: &[Vec<u64>]) -> (u64, Vec<String>) {
-    let got = batch_any(instr, target, srcs);
+    let levels: Vec<SimdLevel> = SimdLevel::ALL.into_iter().filter(|l| l.is_supported()).collect();
+    let got: Vec<Vec<u64>> = levels.iter().map(|&level| batch_any(instr, target, level, srcs)).collect();
     let mut failed = 0;
     let mut examples = Vec::new();
     let mut ops = [0u64; 3];
-    for (i, &g) in got.iter().enumerate() {
+    for i in 0..srcs[0].len() {
         for (op, src) in ops.iter_mut().zip(srcs) {
             *op = src[i];
         }
         let want = instr.eval_unchecked(target, &ops[..srcs.len()]);
-        if g != want {
-            failed += 1;
-            if examples.len() < 10 {
-                examples.push(report(instr, &ops[..srcs.len()], g, want));
+        for (level, got) in levels.iter().zip(&got) {
+            if got[i] != want {
+                failed += 1;
+                if examples.len() < 10 {
+                    examples.push(format!("[{level}] {}", report(instr, &ops[..srcs.len()], got[i], want)));
+                }
             }
         }
     }
@@ -293,9 +296,9 @@ fn random_tier(family: Family, fmt: Format) {
     let start = Instant::now();
     let spellings = spellings(family, fmt);
     assert!(!spellings.is_empty());
-    // f64 kernels need AVX-512's per-instruction rounding; other builds evaluate f64 with the
+    // f64 kernels need AVX-512's per-instruction rounding; other levels evaluate f64 with the
     // scalar definition, which this then compares with itself.
-    if fmt != Format::F64 || cfg!(target_feature = "avx512f") {
+    if fmt != Format::F64 || SimdLevel::active() == SimdLevel::Avx512 {
         for (instr, target, _) in &spellings {
             assert!(instr.is_vectorized(*target), "{instr} has no SIMD kernel");
         }

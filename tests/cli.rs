@@ -124,3 +124,24 @@ fn bench_reports_rates_and_the_baseline_ratio_as_json() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("--size 0"), "{}", stderr(&o));
 }
+
+#[test]
+fn simd_level_is_reported_and_forced_by_the_environment() {
+    let run = |level: &str, args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_ptxfp")).env("PTXFP_SIMD", level).args(args).output().expect("run ptxfp")
+    };
+    let o = run("baseline", &["--version"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("SIMD level baseline; this processor has "), "{}", stdout(&o));
+    // Every level gives the same bits.
+    let o = run("baseline", &["eval", "fma.rz.ftz.f32", "0x3F7FFFFF", "0x00800001", "0x80000000"]);
+    let baseline = stdout(&o);
+    let o = run("", &["eval", "fma.rz.ftz.f32", "0x3F7FFFFF", "0x00800001", "0x80000000"]);
+    assert_eq!(stdout(&o), baseline);
+    let o = run("sse9", &["--version"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o).trim(),
+        "ptxfp: PTXFP_SIMD: 'sse9' is not a SIMD level; the levels are baseline, avx2 and avx512"
+    );
+}

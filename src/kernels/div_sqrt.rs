@@ -32,13 +32,14 @@ use crate::kernels::simd::f64x8;
 
 use super::exact::{finish, widen, N};
 use super::lanes::{map, Dir, Rm, Rn, Rp, Rz};
+use super::level::Isa;
 use super::Kernel;
 use crate::ptx::{Instr, Mode, Opcode, Type};
 use crate::round::Rounding;
 
 /// The kernel for a `div`, `rcp` or `sqrt` `.rn/rz/rm/rp{.ftz}.f32`, or with AVX-512 a
 /// `div`, `rcp` or `sqrt` `.rn/rz/rm/rp.f64`.
-pub(super) fn select(instr: &Instr) -> Option<Kernel> {
+pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
     if !matches!(instr.mode(), Mode::Round(_)) {
         return None;
     }
@@ -46,88 +47,90 @@ pub(super) fn select(instr: &Instr) -> Option<Kernel> {
         (Type::F32, op @ (Opcode::Div | Opcode::Rcp | Opcode::Sqrt)) => {
             let ftz = instr.modifiers().ftz;
             Some(Kernel::W32(match instr.rounding() {
-                Rounding::Rn => f32_kernel::<Rn>(op, ftz),
-                Rounding::Rz => f32_kernel::<Rz>(op, ftz),
-                Rounding::Rm => f32_kernel::<Rm>(op, ftz),
-                Rounding::Rp => f32_kernel::<Rp>(op, ftz),
+                Rounding::Rn => f32_kernel::<L, Rn>(op, ftz),
+                Rounding::Rz => f32_kernel::<L, Rz>(op, ftz),
+                Rounding::Rm => f32_kernel::<L, Rm>(op, ftz),
+                Rounding::Rp => f32_kernel::<L, Rp>(op, ftz),
             }))
         }
-        #[cfg(target_feature = "avx512f")]
-        (Type::F64, op) => f64_embedded::select(op, instr.rounding()),
+        #[cfg(target_arch = "x86_64")]
+        (Type::F64, op) if L::AVX512 => f64_embedded::select::<L>(op, instr.rounding()),
         _ => None,
     }
 }
 
 type F32Kernel = fn(&Instr, &[&[u32]], &mut [u32]);
 
-fn f32_kernel<R: Dir>(op: Opcode, ftz: bool) -> F32Kernel {
+fn f32_kernel<L: Isa, R: Dir>(op: Opcode, ftz: bool) -> F32Kernel {
     match (op, ftz) {
-        (Opcode::Div, false) => div_f32::<R, false>,
-        (Opcode::Div, true) => div_f32::<R, true>,
-        (Opcode::Rcp, false) => rcp_f32::<R, false>,
-        (Opcode::Rcp, true) => rcp_f32::<R, true>,
-        (_, false) => sqrt_f32::<R, false>,
-        (_, true) => sqrt_f32::<R, true>,
+        (Opcode::Div, false) => div_f32::<L, R, false>,
+        (Opcode::Div, true) => div_f32::<L, R, true>,
+        (Opcode::Rcp, false) => rcp_f32::<L, R, false>,
+        (Opcode::Rcp, true) => rcp_f32::<L, R, true>,
+        (_, false) => sqrt_f32::<L, R, false>,
+        (_, true) => sqrt_f32::<L, R, true>,
     }
 }
 
 /// f32 `div` (module documentation).
-fn div_f32<R: Dir, const FTZ: bool>(_: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
-    map::<u32, N, 2>(srcs, dst, |[a, b]| {
+fn div_f32<L: Isa, R: Dir, const FTZ: bool>(_: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+    map::<L, u32, N, 2>(srcs, dst, |[a, b]| {
         let (a, b) = (widen::<FTZ>(a), widen::<FTZ>(b));
         finish::<R, FTZ>([a[0] / b[0], a[1] / b[1]], false)
     });
 }
 
 /// f32 `rcp`: `div` of 1.0.
-fn rcp_f32<R: Dir, const FTZ: bool>(_: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+fn rcp_f32<L: Isa, R: Dir, const FTZ: bool>(_: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
     let one = f64x8::splat(1.0);
-    map::<u32, N, 1>(srcs, dst, |[a]| {
+    map::<L, u32, N, 1>(srcs, dst, |[a]| {
         let a = widen::<FTZ>(a);
         finish::<R, FTZ>([one / a[0], one / a[1]], false)
     });
 }
 
 /// f32 `sqrt` (module documentation).
-fn sqrt_f32<R: Dir, const FTZ: bool>(_: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
-    map::<u32, N, 1>(srcs, dst, |[a]| {
+fn sqrt_f32<L: Isa, R: Dir, const FTZ: bool>(_: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+    map::<L, u32, N, 1>(srcs, dst, |[a]| {
         let a = widen::<FTZ>(a);
         finish::<R, FTZ>([a[0].sqrt(), a[1].sqrt()], false)
     });
 }
 
 /// f64 `div`, `rcp` (`1 / a`, whose NaN rule is `a`'s) and `sqrt` with AVX-512.
-#[cfg(target_feature = "avx512f")]
+#[cfg(target_arch = "x86_64")]
 mod f64_embedded {
     use std::arch::x86_64::{_mm512_div_round_pd, _mm512_set1_pd, _mm512_sqrt_round_pd};
 
     use super::super::exact_f64::eval;
     use super::super::lanes::by_embedded_rounding;
+    use super::super::level::Isa;
     use super::Kernel;
     use crate::ptx::{Instr, Opcode};
     use crate::round::Rounding;
 
-    pub(super) fn select(op: Opcode, rounding: Rounding) -> Option<Kernel> {
+    /// `L` must have AVX-512.
+    pub(super) fn select<L: Isa>(op: Opcode, rounding: Rounding) -> Option<Kernel> {
         Some(Kernel::W64(match op {
-            Opcode::Div => by_embedded_rounding!(rounding, div),
-            Opcode::Rcp => by_embedded_rounding!(rounding, rcp),
-            Opcode::Sqrt => by_embedded_rounding!(rounding, sqrt),
+            Opcode::Div => by_embedded_rounding!(rounding, div, L),
+            Opcode::Rcp => by_embedded_rounding!(rounding, rcp, L),
+            Opcode::Sqrt => by_embedded_rounding!(rounding, sqrt, L),
             _ => return None,
         }))
     }
 
-    // SAFETY (the intrinsics below): this module is compiled only with AVX-512F enabled, and
-    // the intrinsics only compute.
+    // SAFETY (the intrinsics below): these kernels are selected only for a level with AVX-512,
+    // whose loop is compiled with it, and the intrinsics only compute.
 
-    fn div<const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-        eval(srcs, dst, |[a, b]| unsafe { _mm512_div_round_pd::<R>(a.into(), b.into()) });
+    fn div<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
+        eval::<L, 2>(srcs, dst, |[a, b]| unsafe { _mm512_div_round_pd::<R>(a.into(), b.into()) });
     }
 
-    fn rcp<const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-        eval(srcs, dst, |[a]| unsafe { _mm512_div_round_pd::<R>(_mm512_set1_pd(1.0), a.into()) });
+    fn rcp<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
+        eval::<L, 1>(srcs, dst, |[a]| unsafe { _mm512_div_round_pd::<R>(_mm512_set1_pd(1.0), a.into()) });
     }
 
-    fn sqrt<const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-        eval(srcs, dst, |[a]| unsafe { _mm512_sqrt_round_pd::<R>(a.into()) });
+    fn sqrt<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
+        eval::<L, 1>(srcs, dst, |[a]| unsafe { _mm512_sqrt_round_pd::<R>(a.into()) });
     }
 }

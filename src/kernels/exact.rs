@@ -29,8 +29,8 @@ use super::lanes::{
     build, each, flush_f32, join, map, nan_f32, narrow_mask, nearest_f32, saturate, to_odd, truncate, two_sum,
     widen_f32_bits, zero_sign, Dir, Lanes,
 };
-#[cfg(not(target_feature = "avx512f"))]
 use super::lanes::{Rm, Rn, Rp, Rz};
+use super::level::Isa;
 use super::Kernel;
 use crate::format::Format;
 use crate::ptx::{Instr, Mode, Opcode};
@@ -40,7 +40,7 @@ const F32: Format = Format::F32;
 const F64: Format = Format::F64;
 
 /// The kernel for an f32 or f32x2 `add`, `sub`, `mul`, `fma` or `mad`.
-pub(super) fn select(instr: &Instr) -> Option<Kernel> {
+pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
     if instr.ty().scalar() != F32 || !matches!(instr.mode(), Mode::Default | Mode::Round(_)) {
         return None;
     }
@@ -49,28 +49,28 @@ pub(super) fn select(instr: &Instr) -> Option<Kernel> {
     if !matches!(op, Opcode::Add | Opcode::Sub | Opcode::Mul | Opcode::Fma | Opcode::Mad) {
         return None;
     }
-    #[cfg(target_feature = "avx512f")]
-    return Some(Kernel::W32(embedded::select(op, instr.rounding(), ftz)));
-    #[cfg(not(target_feature = "avx512f"))]
+    #[cfg(target_arch = "x86_64")]
+    if L::AVX512 {
+        return Some(Kernel::W32(embedded::select::<L>(op, instr.rounding(), ftz)));
+    }
     Some(Kernel::W32(match instr.rounding() {
-        Rounding::Rn => specialised::<Rn>(op, ftz),
-        Rounding::Rz => specialised::<Rz>(op, ftz),
-        Rounding::Rm => specialised::<Rm>(op, ftz),
-        Rounding::Rp => specialised::<Rp>(op, ftz),
+        Rounding::Rn => specialised::<L, Rn>(op, ftz),
+        Rounding::Rz => specialised::<L, Rz>(op, ftz),
+        Rounding::Rm => specialised::<L, Rm>(op, ftz),
+        Rounding::Rp => specialised::<L, Rp>(op, ftz),
     }))
 }
 
 type F32Kernel = fn(&Instr, &[&[u32]], &mut [u32]);
 
-#[cfg(not(target_feature = "avx512f"))]
-fn specialised<R: Dir>(op: Opcode, ftz: bool) -> F32Kernel {
+fn specialised<L: Isa, R: Dir>(op: Opcode, ftz: bool) -> F32Kernel {
     match (op, ftz) {
-        (Opcode::Add | Opcode::Sub, false) => add::<R, false>,
-        (Opcode::Add | Opcode::Sub, true) => add::<R, true>,
-        (Opcode::Mul, false) => mul::<R, false>,
-        (Opcode::Mul, true) => mul::<R, true>,
-        (_, false) => fma::<R, false>,
-        (_, true) => fma::<R, true>,
+        (Opcode::Add | Opcode::Sub, false) => add::<L, R, false>,
+        (Opcode::Add | Opcode::Sub, true) => add::<L, R, true>,
+        (Opcode::Mul, false) => mul::<L, R, false>,
+        (Opcode::Mul, true) => mul::<L, R, true>,
+        (_, false) => fma::<L, R, false>,
+        (_, true) => fma::<L, R, true>,
     }
 }
 
@@ -196,11 +196,10 @@ fn nan_and_sat(r: u32x16, sat: bool) -> [u32; N] {
 
 /// `add` and `sub` (`a + (−b)`; the sign of a NaN `b` does not matter, every NaN result is
 /// canonical). Under `.rn` the f64 sum is rounded again directly (module documentation).
-#[cfg(not(target_feature = "avx512f"))]
-fn add<R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+fn add<L: Isa, R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
     let negate = if instr.opcode() == Opcode::Sub { F32.sign_bit() as u32 } else { 0 };
     let sat = instr.modifiers().sat;
-    map::<u32, N, 2>(srcs, dst, |[a, b]| add_lanes::<R, FTZ>(a, each(b, |w| w ^ negate), sat));
+    map::<L, u32, N, 2>(srcs, dst, |[a, b]| add_lanes::<R, FTZ>(a, each(b, |w| w ^ negate), sat));
 }
 
 /// `add` of sixteen operand pairs.
@@ -219,10 +218,9 @@ fn add_lanes<R: Dir, const FTZ: bool>(a: [u32; N], b: [u32; N], sat: bool) -> [u
 }
 
 /// `mul`.
-#[cfg(not(target_feature = "avx512f"))]
-fn mul<R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+fn mul<L: Isa, R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
     let sat = instr.modifiers().sat;
-    map::<u32, N, 2>(srcs, dst, |[a, b]| mul_lanes::<R, FTZ>(a, b, sat));
+    map::<L, u32, N, 2>(srcs, dst, |[a, b]| mul_lanes::<R, FTZ>(a, b, sat));
 }
 
 /// `mul` of sixteen operand pairs (also the FMULs of other kernels' sequences): the f64
@@ -234,18 +232,19 @@ pub(super) fn mul_lanes<R: Dir, const FTZ: bool>(a: [u32; N], b: [u32; N], sat: 
 }
 
 /// `fma` and `mad`: the exact f64 product, then TwoSum with `c`, rounded to odd.
-#[cfg(not(target_feature = "avx512f"))]
-fn fma<R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+fn fma<L: Isa, R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
     let sat = instr.modifiers().sat;
-    map::<u32, N, 3>(srcs, dst, |[a, b, c]| fma_lanes::<R, FTZ>(a, b, c, sat));
+    map::<L, u32, N, 3>(srcs, dst, |[a, b, c]| fma_lanes::<L, R, FTZ>(a, b, c, sat));
 }
 
 /// `fma` of sixteen operand triples.
 #[inline(always)]
-fn fma_lanes<R: Dir, const FTZ: bool>(a: [u32; N], b: [u32; N], c: [u32; N], sat: bool) -> [u32; N] {
+fn fma_lanes<L: Isa, R: Dir, const FTZ: bool>(a: [u32; N], b: [u32; N], c: [u32; N], sat: bool) -> [u32; N] {
     let (a, b, c) = (widen::<FTZ>(a), widen::<FTZ>(b), widen::<FTZ>(c));
-    // The product is exact, so the fused (or, without FMA, unfused) sum rounds it once.
-    let s = [a[0].mul_add(b[0], c[0]), a[1].mul_add(b[1], c[1])];
+    // The product is exact, so the fused (where the level has FMA) or unfused sum rounds it
+    // once.
+    let fused = |h: usize| if L::AVX2 { a[h].mul_add(b[h], c[h]) } else { a[h] * b[h] + c[h] };
+    let s = [fused(0), fused(1)];
     if decides::<R>(s) {
         return finish::<R, FTZ>(s, sat);
     }
@@ -257,7 +256,7 @@ fn fma_lanes<R: Dir, const FTZ: bool>(a: [u32; N], b: [u32; N], c: [u32; N], sat
     finish::<R, FTZ>(sums, sat)
 }
 
-/// Where the build has AVX-512: the IEEE operation in f32 lanes with the direction encoded in
+/// Where the level has AVX-512: the IEEE operation in f32 lanes with the direction encoded in
 /// the instruction ([`super::lanes::embedded_rounding`]; `fma` is the fused VFMADD), then the
 /// canonical NaN and `.sat` (SEMANTICS §4). Without `.ftz` that is the scalar definition.
 ///
@@ -271,7 +270,7 @@ fn fma_lanes<R: Dir, const FTZ: bool>(a: [u32; N], b: [u32; N], c: [u32; N], sat
 /// value's sign (or is an exact zero, whose sign both rules share). At |r| = 2^-126 toward
 /// zero the exact value is at least 2^-126 (not tiny); in the other directions it may lie just
 /// below, and such groups take the f64 lanes of the portable path.
-#[cfg(target_feature = "avx512f")]
+#[cfg(target_arch = "x86_64")]
 mod embedded {
     use std::arch::x86_64::{
         __m512, _mm512_add_round_ps, _mm512_fmadd_round_ps, _mm512_mul_round_ps, _mm512_sub_round_ps,
@@ -280,28 +279,35 @@ mod embedded {
     use crate::kernels::simd::{f32x16, u32x16};
 
     use super::super::lanes::{by_embedded_rounding, each, embedded_rounding as imm, flush_f32, Rm, Rn, Rp, Rz};
+    use super::super::level::Isa;
     use super::{add_lanes, fma_lanes, map, mul_lanes, nan_and_sat, F32Kernel, F32, N};
     use crate::ptx::{Instr, Opcode};
     use crate::round::Rounding;
 
-    pub(super) fn select(op: Opcode, rounding: Rounding, ftz: bool) -> F32Kernel {
+    /// `L` must have AVX-512.
+    pub(super) fn select<L: Isa>(op: Opcode, rounding: Rounding, ftz: bool) -> F32Kernel {
         match (op, ftz) {
-            (Opcode::Add, false) => by_embedded_rounding!(rounding, add),
-            (Opcode::Sub, false) => by_embedded_rounding!(rounding, sub),
-            (Opcode::Mul, false) => by_embedded_rounding!(rounding, mul),
-            (_, false) => by_embedded_rounding!(rounding, fma),
-            (Opcode::Add, true) => by_embedded_rounding!(rounding, add_ftz),
-            (Opcode::Sub, true) => by_embedded_rounding!(rounding, sub_ftz),
-            (Opcode::Mul, true) => by_embedded_rounding!(rounding, mul_ftz),
-            (_, true) => by_embedded_rounding!(rounding, fma_ftz),
+            (Opcode::Add, false) => by_embedded_rounding!(rounding, add, L),
+            (Opcode::Sub, false) => by_embedded_rounding!(rounding, sub, L),
+            (Opcode::Mul, false) => by_embedded_rounding!(rounding, mul, L),
+            (_, false) => by_embedded_rounding!(rounding, fma, L),
+            (Opcode::Add, true) => by_embedded_rounding!(rounding, add_ftz, L),
+            (Opcode::Sub, true) => by_embedded_rounding!(rounding, sub_ftz, L),
+            (Opcode::Mul, true) => by_embedded_rounding!(rounding, mul_ftz, L),
+            (_, true) => by_embedded_rounding!(rounding, fma_ftz, L),
         }
     }
 
     /// `dst[i] = op(srcs[0][i], …)`, then [`nan_and_sat`], sixteen lanes at a time.
     #[inline(always)]
-    fn eval<const K: usize>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32], op: impl Fn([f32x16; K]) -> __m512) {
+    fn eval<L: Isa, const K: usize>(
+        instr: &Instr,
+        srcs: &[&[u32]],
+        dst: &mut [u32],
+        op: impl Fn([f32x16; K]) -> __m512,
+    ) {
         let sat = instr.modifiers().sat;
-        map::<u32, N, K>(srcs, dst, |group| {
+        map::<L, u32, N, K>(srcs, dst, |group| {
             let r = op(each(group, |g| f32x16::from_bits(u32x16::new(g))));
             nan_and_sat(f32x16::from(r).to_bits(), sat)
         });
@@ -311,7 +317,7 @@ mod embedded {
     /// flushed; a group with a result of magnitude 2^-126 in a direction `R` other than toward
     /// zero is computed by `lanes` (the portable path) instead.
     #[inline(always)]
-    fn eval_ftz<const K: usize, const R: i32>(
+    fn eval_ftz<L: Isa, const K: usize, const R: i32>(
         instr: &Instr,
         srcs: &[&[u32]],
         dst: &mut [u32],
@@ -321,7 +327,7 @@ mod embedded {
         let sat = instr.modifiers().sat;
         // 2^-126, the smallest normal magnitude.
         let (sign, min_normal) = (u32x16::splat(F32.sign_bit() as u32), u32x16::splat(1 << F32.frac_bits()));
-        map::<u32, N, K>(srcs, dst, |group| {
+        map::<L, u32, N, K>(srcs, dst, |group| {
             let r = op(each(group, |g| f32x16::from_bits(flush_f32(u32x16::new(g)))));
             let r = f32x16::from(r).to_bits();
             let magnitude = r & !sign;
@@ -333,40 +339,40 @@ mod embedded {
         });
     }
 
-    /// The portable path's `$f::<R, true>` for the direction of the immediate `$imm`.
+    /// The portable path's `$f::<G…, R, true>` for the direction of the immediate `$imm`.
     macro_rules! by_direction {
-        ($imm:expr, $f:ident) => {
+        ($imm:expr, $f:ident $(, $g:ty)*) => {
             match $imm {
-                imm::RN => $f::<Rn, true>,
-                imm::RZ => $f::<Rz, true>,
-                imm::RM => $f::<Rm, true>,
-                _ => $f::<Rp, true>,
+                imm::RN => $f::<$($g,)* Rn, true>,
+                imm::RZ => $f::<$($g,)* Rz, true>,
+                imm::RM => $f::<$($g,)* Rm, true>,
+                _ => $f::<$($g,)* Rp, true>,
             }
         };
     }
 
-    // SAFETY (the intrinsics below): this module is compiled only with AVX-512F enabled, and
-    // the intrinsics only compute.
+    // SAFETY (the intrinsics below): these kernels are selected only for a level with AVX-512
+    // (`select`), whose loop is compiled with it, and the intrinsics only compute.
 
-    fn add<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
-        eval(instr, srcs, dst, |[a, b]| unsafe { _mm512_add_round_ps::<R>(a.into(), b.into()) });
+    fn add<L: Isa, const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+        eval::<L, 2>(instr, srcs, dst, |[a, b]| unsafe { _mm512_add_round_ps::<R>(a.into(), b.into()) });
     }
 
-    fn sub<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
-        eval(instr, srcs, dst, |[a, b]| unsafe { _mm512_sub_round_ps::<R>(a.into(), b.into()) });
+    fn sub<L: Isa, const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+        eval::<L, 2>(instr, srcs, dst, |[a, b]| unsafe { _mm512_sub_round_ps::<R>(a.into(), b.into()) });
     }
 
-    fn mul<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
-        eval(instr, srcs, dst, |[a, b]| unsafe { _mm512_mul_round_ps::<R>(a.into(), b.into()) });
+    fn mul<L: Isa, const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+        eval::<L, 2>(instr, srcs, dst, |[a, b]| unsafe { _mm512_mul_round_ps::<R>(a.into(), b.into()) });
     }
 
-    fn fma<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
-        eval(instr, srcs, dst, |[a, b, c]| unsafe { _mm512_fmadd_round_ps::<R>(a.into(), b.into(), c.into()) });
+    fn fma<L: Isa, const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+        eval::<L, 3>(instr, srcs, dst, |[a, b, c]| unsafe { _mm512_fmadd_round_ps::<R>(a.into(), b.into(), c.into()) });
     }
 
-    fn add_ftz<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+    fn add_ftz<L: Isa, const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
         let lanes = by_direction!(R, add_lanes);
-        eval_ftz::<2, R>(
+        eval_ftz::<L, 2, R>(
             instr,
             srcs,
             dst,
@@ -377,10 +383,10 @@ mod embedded {
 
     /// `a + (−b)` in the portable path (the sign of a NaN b does not matter, every NaN result
     /// is canonical).
-    fn sub_ftz<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+    fn sub_ftz<L: Isa, const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
         let lanes = by_direction!(R, add_lanes);
         let negate = F32.sign_bit() as u32;
-        eval_ftz::<2, R>(
+        eval_ftz::<L, 2, R>(
             instr,
             srcs,
             dst,
@@ -389,9 +395,9 @@ mod embedded {
         );
     }
 
-    fn mul_ftz<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+    fn mul_ftz<L: Isa, const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
         let lanes = by_direction!(R, mul_lanes);
-        eval_ftz::<2, R>(
+        eval_ftz::<L, 2, R>(
             instr,
             srcs,
             dst,
@@ -400,9 +406,9 @@ mod embedded {
         );
     }
 
-    fn fma_ftz<const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
-        let lanes = by_direction!(R, fma_lanes);
-        eval_ftz::<3, R>(
+    fn fma_ftz<L: Isa, const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+        let lanes = by_direction!(R, fma_lanes, L);
+        eval_ftz::<L, 3, R>(
             instr,
             srcs,
             dst,

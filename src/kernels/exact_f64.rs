@@ -9,7 +9,7 @@
 //! first NaN in operand order, quieted (a NaN `b` of `sub` keeps its sign); otherwise a NaN
 //! result is an invalid operation's, the canonical NaN.
 //!
-//! Builds without AVX-512F have no f64 kernel (SSE/AVX2 round only as MXCSR says): their f64
+//! Levels without AVX-512 have no f64 kernel (SSE/AVX2 round only as MXCSR says): their f64
 //! instructions run the scalar definition in parallel, with the same results.
 
 use std::arch::x86_64::{
@@ -19,6 +19,7 @@ use std::arch::x86_64::{
 use crate::kernels::simd::{f64x8, u64x8};
 
 use super::lanes::{by_embedded_rounding, each, map};
+use super::level::Isa;
 use super::Kernel;
 use crate::format::Format;
 use crate::ptx::{Instr, Mode, Opcode};
@@ -26,15 +27,16 @@ use crate::ptx::{Instr, Mode, Opcode};
 const F64: Format = Format::F64;
 
 /// The kernel for an f64 `add`, `sub`, `mul`, `fma` or `mad`.
-pub(super) fn select(instr: &Instr) -> Option<Kernel> {
+/// `L` must have AVX-512.
+pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
     if instr.ty() != crate::Type::F64 || !matches!(instr.mode(), Mode::Default | Mode::Round(_)) {
         return None;
     }
     Some(Kernel::W64(match instr.opcode() {
-        Opcode::Add => by_embedded_rounding!(instr.rounding(), add),
-        Opcode::Sub => by_embedded_rounding!(instr.rounding(), sub),
-        Opcode::Mul => by_embedded_rounding!(instr.rounding(), mul),
-        Opcode::Fma | Opcode::Mad => by_embedded_rounding!(instr.rounding(), fma),
+        Opcode::Add => by_embedded_rounding!(instr.rounding(), add, L),
+        Opcode::Sub => by_embedded_rounding!(instr.rounding(), sub, L),
+        Opcode::Mul => by_embedded_rounding!(instr.rounding(), mul, L),
+        Opcode::Fma | Opcode::Mad => by_embedded_rounding!(instr.rounding(), fma, L),
         _ => return None,
     }))
 }
@@ -60,28 +62,28 @@ fn with_nan_rule<const K: usize>(ops: [u64x8; K], r: f64x8) -> [u64; N] {
 
 /// `dst[i] = op(srcs[0][i], …)` with the NaN rule, eight lanes at a time.
 #[inline(always)]
-pub(super) fn eval<const K: usize>(srcs: &[&[u64]], dst: &mut [u64], op: impl Fn([f64x8; K]) -> __m512d) {
-    map::<u64, N, K>(srcs, dst, |group| {
+pub(super) fn eval<L: Isa, const K: usize>(srcs: &[&[u64]], dst: &mut [u64], op: impl Fn([f64x8; K]) -> __m512d) {
+    map::<L, u64, N, K>(srcs, dst, |group| {
         let words = each(group, u64x8::new);
         with_nan_rule(words, op(each(words, f64x8::from_bits)).into())
     });
 }
 
-// SAFETY (the four intrinsics below): this module is compiled only with AVX-512F enabled, and
-// the intrinsics only compute.
+// SAFETY (the four intrinsics below): these kernels are selected only for a level with AVX-512,
+// whose loop is compiled with it, and the intrinsics only compute.
 
-fn add<const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-    eval(srcs, dst, |[a, b]| unsafe { _mm512_add_round_pd::<R>(a.into(), b.into()) });
+fn add<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
+    eval::<L, 2>(srcs, dst, |[a, b]| unsafe { _mm512_add_round_pd::<R>(a.into(), b.into()) });
 }
 
-fn sub<const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-    eval(srcs, dst, |[a, b]| unsafe { _mm512_sub_round_pd::<R>(a.into(), b.into()) });
+fn sub<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
+    eval::<L, 2>(srcs, dst, |[a, b]| unsafe { _mm512_sub_round_pd::<R>(a.into(), b.into()) });
 }
 
-fn mul<const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-    eval(srcs, dst, |[a, b]| unsafe { _mm512_mul_round_pd::<R>(a.into(), b.into()) });
+fn mul<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
+    eval::<L, 2>(srcs, dst, |[a, b]| unsafe { _mm512_mul_round_pd::<R>(a.into(), b.into()) });
 }
 
-fn fma<const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-    eval(srcs, dst, |[a, b, c]| unsafe { _mm512_fmadd_round_pd::<R>(a.into(), b.into(), c.into()) });
+fn fma<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
+    eval::<L, 3>(srcs, dst, |[a, b, c]| unsafe { _mm512_fmadd_round_pd::<R>(a.into(), b.into(), c.into()) });
 }

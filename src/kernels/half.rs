@@ -20,41 +20,38 @@ use core::ops::{Add, Mul, Sub};
 
 use crate::kernels::simd::{f32x16, f64x8, u16x16, u32x16, u32x8};
 
-#[cfg(not(target_feature = "avx512f"))]
-use super::lanes::two_sum;
-use super::lanes::{each, join, map, nan_f32, narrow_mask, nearest_f32, saturate, to_odd, widen_f32_bits, Lanes};
+use super::lanes::{
+    each, join, map, nan_f32, narrow_mask, nearest_f32, saturate, to_odd, two_sum, widen_f32_bits, Lanes,
+};
+use super::level::Isa;
 use super::Kernel;
 use crate::format::Format;
 use crate::ptx::{Instr, Mode, Opcode};
 use crate::round::Rounding;
 
 /// The kernel for an f16, f16x2, bf16 or bf16x2 `add`, `sub`, `mul` or `fma`.
-pub(super) fn select(instr: &Instr) -> Option<Kernel> {
+pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
     if !matches!(instr.mode(), Mode::Default | Mode::Round(Rounding::Rn)) {
         return None;
     }
     let ftz = instr.modifiers().ftz;
     let f: HalfKernel = match (instr.ty().scalar(), instr.opcode(), ftz) {
-        (Format::F16, Opcode::Add | Opcode::Sub, false) => add::<F16, false>,
-        (Format::F16, Opcode::Add | Opcode::Sub, true) => add::<F16, true>,
-        (Format::F16, Opcode::Mul, false) => mul::<F16, false>,
-        (Format::F16, Opcode::Mul, true) => mul::<F16, true>,
-        #[cfg(target_feature = "avx512f")]
-        (Format::F16, Opcode::Fma, false) => embedded::fma_f16::<false>,
-        #[cfg(target_feature = "avx512f")]
-        (Format::F16, Opcode::Fma, true) => embedded::fma_f16::<true>,
-        #[cfg(not(target_feature = "avx512f"))]
-        (Format::F16, Opcode::Fma, false) => fma::<F16, false>,
-        #[cfg(not(target_feature = "avx512f"))]
-        (Format::F16, Opcode::Fma, true) => fma::<F16, true>,
-        (Format::BF16, Opcode::Add | Opcode::Sub, false) => add_bf16,
-        (Format::BF16, Opcode::Mul, false) => mul_bf16,
-        #[cfg(target_feature = "avx512f")]
-        (Format::BF16, Opcode::Fma, false) => embedded::fma_bf16,
-        #[cfg(all(target_feature = "fma", not(target_feature = "avx512f")))]
-        (Format::BF16, Opcode::Fma, false) => fused::fma_bf16,
-        #[cfg(not(any(target_feature = "fma", target_feature = "avx512f")))]
-        (Format::BF16, Opcode::Fma, false) => fma::<BF16, false>,
+        (Format::F16, Opcode::Add | Opcode::Sub, false) => add::<L, F16, false>,
+        (Format::F16, Opcode::Add | Opcode::Sub, true) => add::<L, F16, true>,
+        (Format::F16, Opcode::Mul, false) => mul::<L, F16, false>,
+        (Format::F16, Opcode::Mul, true) => mul::<L, F16, true>,
+        #[cfg(target_arch = "x86_64")]
+        (Format::F16, Opcode::Fma, false) if L::AVX512 => embedded::fma_f16::<L, false>,
+        #[cfg(target_arch = "x86_64")]
+        (Format::F16, Opcode::Fma, true) if L::AVX512 => embedded::fma_f16::<L, true>,
+        (Format::F16, Opcode::Fma, false) => fma::<L, F16, false>,
+        (Format::F16, Opcode::Fma, true) => fma::<L, F16, true>,
+        (Format::BF16, Opcode::Add | Opcode::Sub, false) => add_bf16::<L>,
+        (Format::BF16, Opcode::Mul, false) => mul_bf16::<L>,
+        #[cfg(target_arch = "x86_64")]
+        (Format::BF16, Opcode::Fma, false) if L::AVX512 => embedded::fma_bf16::<L>,
+        (Format::BF16, Opcode::Fma, false) if L::AVX2 => fused::fma_bf16::<L>,
+        (Format::BF16, Opcode::Fma, false) => fma::<L, BF16, false>,
         _ => return None,
     };
     Some(Kernel::W16(f))
@@ -70,11 +67,11 @@ trait Half {
     type W: Copy + Add<Output = Self::W> + Sub<Output = Self::W> + Mul<Output = Self::W>;
     const FMT: Format;
     /// The operands, subnormals already flushed where `.ftz` asks, widened exactly.
-    fn widen(h: u16x16) -> Self::W;
+    fn widen<L: Isa>(h: u16x16) -> Self::W;
     /// `s + e` (`e` = 0 when `None`) rounded to nearest in the format as
     /// [`crate::round::round_pack`] rounds it, `.ftz` deciding tininess after rounding with an
     /// unbounded exponent; NaN gives the canonical NaN (SEMANTICS §4–§5).
-    fn round<const FTZ: bool>(s: Self::W, e: Option<Self::W>) -> u32x16;
+    fn round<L: Isa, const FTZ: bool>(s: Self::W, e: Option<Self::W>) -> u32x16;
 }
 
 struct F16;
@@ -84,84 +81,73 @@ impl Half for F16 {
     const FMT: Format = Format::F16;
 
     #[inline(always)]
-    fn widen(h: u16x16) -> f32x16 {
-        #[cfg(all(target_arch = "x86_64", target_feature = "f16c"))]
-        return f16c::widen(h);
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "f16c")))]
-        return portable::widen(u32x16::new(each(h.to_array(), u32::from)));
+    fn widen<L: Isa>(h: u16x16) -> f32x16 {
+        #[cfg(target_arch = "x86_64")]
+        if L::AVX2 {
+            return f16c::widen::<L>(h);
+        }
+        portable::widen(u32x16::new(each(h.to_array(), u32::from)))
     }
 
     #[inline(always)]
-    fn round<const FTZ: bool>(s: f32x16, e: Option<f32x16>) -> u32x16 {
+    fn round<L: Isa, const FTZ: bool>(s: f32x16, e: Option<f32x16>) -> u32x16 {
         // A match, not `Option::map_or`, which the compiler may leave out of line.
         let x = match e {
             Some(e) => to_odd(s, e),
             None => s,
         };
-        #[cfg(all(target_arch = "x86_64", target_feature = "f16c"))]
-        let r = f16c::nearest::<FTZ>(x);
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "f16c")))]
+        #[cfg(target_arch = "x86_64")]
+        let r = if L::AVX2 { f16c::nearest::<L, FTZ>(x) } else { portable::nearest::<FTZ>(x) };
+        #[cfg(not(target_arch = "x86_64"))]
         let r = portable::nearest::<FTZ>(x);
         canonical_nan(r, Format::F16)
     }
 }
 
-/// f16 ⇄ f32 in hardware where the build has F16C: VCVTPH2PS, and VCVTPS2PH rounding to
-/// nearest onto the subnormal grid, on all sixteen lanes at once where it also has AVX-512F
-/// and on two halves of eight otherwise. Elsewhere [`portable`], which gives the same bits.
-#[cfg(all(target_arch = "x86_64", target_feature = "f16c"))]
+/// f16 ⇄ f32 in hardware where the level has F16C (AVX2 and up): VCVTPH2PS, and VCVTPS2PH
+/// rounding to nearest onto the subnormal grid, on all sixteen lanes at once where it also has
+/// AVX-512F and on two halves of eight otherwise. Elsewhere [`portable`], which gives the same
+/// bits.
+///
+/// SAFETY (the intrinsics below): these functions are called only for a level with AVX2
+/// (which includes F16C), AVX-512 for the 512-bit forms, whose loop is compiled with it; the
+/// intrinsics only compute.
+#[cfg(target_arch = "x86_64")]
 mod f16c {
-    use core::arch::x86_64::_MM_FROUND_TO_NEAREST_INT;
-    #[cfg(not(target_feature = "avx512f"))]
-    use core::arch::x86_64::{_mm256_cvtph_ps, _mm256_cvtps_ph};
-    #[cfg(target_feature = "avx512f")]
-    use core::arch::x86_64::{_mm512_cvtph_ps, _mm512_cvtps_ph};
-
-    use crate::kernels::simd::{f32x16, u16x16, u32x16};
-    #[cfg(not(target_feature = "avx512f"))]
-    use crate::kernels::simd::{f32x8, u16x8};
+    use core::arch::x86_64::{
+        _mm256_cvtph_ps, _mm256_cvtps_ph, _mm512_cvtph_ps, _mm512_cvtps_ph, _MM_FROUND_TO_NEAREST_INT,
+    };
 
     use super::flush_tiny;
-    #[cfg(not(target_feature = "avx512f"))]
     use crate::kernels::lanes::{build, each, join};
+    use crate::kernels::level::Isa;
+    use crate::kernels::simd::{f32x16, f32x8, u16x16, u16x8, u32x16};
 
-    #[cfg(target_feature = "avx512f")]
+    /// Sixteen f16 encodings as f32 lanes (`L` has AVX2).
     #[inline(always)]
-    pub(super) fn widen(h: u16x16) -> f32x16 {
-        // SAFETY: the build enables AVX-512F (this function's cfg).
-        f32x16::from(unsafe { _mm512_cvtph_ps(h.into()) })
-    }
-
-    /// `x` (exact, or rounded to odd in f32) rounded to nearest f16; a NaN comes out as some
-    /// NaN.
-    #[cfg(target_feature = "avx512f")]
-    #[inline(always)]
-    pub(super) fn nearest<const FTZ: bool>(x: f32x16) -> u32x16 {
-        let x = if FTZ { flush_tiny(x) } else { x };
-        // SAFETY: the build enables AVX-512F (this function's cfg).
-        u32x16::from(u16x16::from(unsafe { _mm512_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(x.into()) }))
-    }
-
-    #[cfg(not(target_feature = "avx512f"))]
-    #[inline(always)]
-    pub(super) fn widen(h: u16x16) -> f32x16 {
+    pub(super) fn widen<L: Isa>(h: u16x16) -> f32x16 {
+        if L::AVX512 {
+            return f32x16::from(unsafe { _mm512_cvtph_ps(h.into()) });
+        }
         let h = h.to_array();
         let half = |at: usize| {
             let half = u16x8::new(build(|i| h[at + i]));
-            // SAFETY: the build enables F16C (this module's cfg).
             f32x8::from(unsafe { _mm256_cvtph_ps(half.into()) }).to_array()
         };
         f32x16::new(join(half(0), half(8)))
     }
 
-    /// As above, on two halves of eight lanes.
-    #[cfg(not(target_feature = "avx512f"))]
+    /// `x` (exact, or rounded to odd in f32) rounded to nearest f16; a NaN comes out as some
+    /// NaN (`L` has AVX2).
     #[inline(always)]
-    pub(super) fn nearest<const FTZ: bool>(x: f32x16) -> u32x16 {
-        let x = if FTZ { flush_tiny(x) } else { x }.to_array();
+    pub(super) fn nearest<L: Isa, const FTZ: bool>(x: f32x16) -> u32x16 {
+        let x = if FTZ { flush_tiny(x) } else { x };
+        if L::AVX512 {
+            return u32x16::from(u16x16::from(unsafe { _mm512_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(x.into()) }));
+        }
+        let x = x.to_array();
         let half = |at: usize| {
             let half = f32x8::new(build(|i| x[at + i]));
-            // SAFETY: the build enables F16C (this module's cfg).
             u16x8::from(unsafe { _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(half.into()) }).to_array()
         };
         u32x16::new(each(join(half(0), half(8)), u32::from))
@@ -181,8 +167,7 @@ fn flush_tiny(x: f32x16) -> f32x16 {
     f32x16::from_bits(bits & ((tiny ^ u32x16::splat(u32::MAX)) | u32x16::splat(f32.sign_bit() as u32)))
 }
 
-/// f16 ⇄ f32 by bit manipulation, for builds without F16C.
-#[cfg(not(all(target_arch = "x86_64", target_feature = "f16c")))]
+/// f16 ⇄ f32 by bit manipulation, for levels without F16C.
 mod portable {
     use crate::kernels::simd::{f32x16, u32x16};
 
@@ -266,7 +251,7 @@ impl Half for BF16 {
 
     /// A bf16 is the top half of an f32.
     #[inline(always)]
-    fn widen(h: u16x16) -> Pair {
+    fn widen<L: Isa>(h: u16x16) -> Pair {
         Pair(widen_f32_bits((u32x16::new(each(h.to_array(), u32::from)) << 16u32).to_array()))
     }
 
@@ -275,7 +260,7 @@ impl Half for BF16 {
     /// then integer rounding of the f32 encoding to its top half. bf16 and f32 share exponent
     /// range and subnormal layout, so subnormals and overflow need nothing more.
     #[inline(always)]
-    fn round<const FTZ: bool>(s: Pair, e: Option<Pair>) -> u32x16 {
+    fn round<L: Isa, const FTZ: bool>(s: Pair, e: Option<Pair>) -> u32x16 {
         debug_assert!(!FTZ, "bf16 has no .ftz");
         let e = e.unwrap_or(Pair([f64x8::ZERO; 2]));
         let (lo, hi) = (odd_f32(to_odd(s.0[0], e.0[0])), odd_f32(to_odd(s.0[1], e.0[1])));
@@ -347,36 +332,34 @@ fn clamp<H: Half, const K: usize>(instr: &Instr, ops: [[u16; N]; K], r: u32x16) 
 }
 
 /// `add` and `sub` (`a + (−b)`; a NaN result is canonical whatever the sign of `b`).
-fn add<H: Half, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
+fn add<L: Isa, H: Half, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
     let negate = if instr.opcode() == Opcode::Sub { H::FMT.sign_bit() as u16 } else { 0 };
-    map::<u16, N, 2>(srcs, dst, |[a, b]| {
-        let s = H::widen(flush::<H, FTZ>(a)) + H::widen(flush::<H, FTZ>(each(b, |w| w ^ negate)));
-        clamp::<H, 2>(instr, [a, b], H::round::<FTZ>(s, None))
+    map::<L, u16, N, 2>(srcs, dst, |[a, b]| {
+        let s = H::widen::<L>(flush::<H, FTZ>(a)) + H::widen::<L>(flush::<H, FTZ>(each(b, |w| w ^ negate)));
+        clamp::<H, 2>(instr, [a, b], H::round::<L, FTZ>(s, None))
     });
 }
 
 /// `mul`: the product is exact in the lanes.
-fn mul<H: Half, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
-    map::<u16, N, 2>(srcs, dst, |[a, b]| {
-        let p = H::widen(flush::<H, FTZ>(a)) * H::widen(flush::<H, FTZ>(b));
-        clamp::<H, 2>(instr, [a, b], H::round::<FTZ>(p, None))
+fn mul<L: Isa, H: Half, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
+    map::<L, u16, N, 2>(srcs, dst, |[a, b]| {
+        let p = H::widen::<L>(flush::<H, FTZ>(a)) * H::widen::<L>(flush::<H, FTZ>(b));
+        clamp::<H, 2>(instr, [a, b], H::round::<L, FTZ>(p, None))
     });
 }
 
-/// `fma`: the exact product, TwoSum with `c`, one rounding (builds without AVX-512; see
-/// [`embedded`] for the others, and [`fused`] for bf16 where the build has FMA).
-#[cfg(not(target_feature = "avx512f"))]
-fn fma<H: Half, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
-    map::<u16, N, 3>(srcs, dst, |abc| fma_group::<H, FTZ>(instr, abc));
+/// `fma`: the exact product, TwoSum with `c`, one rounding (levels without AVX-512; see
+/// [`embedded`] for the others, and [`fused`] for bf16 where the level has FMA).
+fn fma<L: Isa, H: Half, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
+    map::<L, u16, N, 3>(srcs, dst, |abc| fma_group::<L, H, FTZ>(instr, abc));
 }
 
 /// [`fma`] of sixteen operand triples.
-#[cfg(not(target_feature = "avx512f"))]
 #[inline(always)]
-fn fma_group<H: Half, const FTZ: bool>(instr: &Instr, [a, b, c]: [[u16; N]; 3]) -> [u16; N] {
-    let p = H::widen(flush::<H, FTZ>(a)) * H::widen(flush::<H, FTZ>(b));
-    let (s, e) = two_sum(p, H::widen(flush::<H, FTZ>(c)));
-    clamp::<H, 3>(instr, [a, b, c], H::round::<FTZ>(s, Some(e)))
+fn fma_group<L: Isa, H: Half, const FTZ: bool>(instr: &Instr, [a, b, c]: [[u16; N]; 3]) -> [u16; N] {
+    let p = H::widen::<L>(flush::<H, FTZ>(a)) * H::widen::<L>(flush::<H, FTZ>(b));
+    let (s, e) = two_sum(p, H::widen::<L>(flush::<H, FTZ>(c)));
+    clamp::<H, 3>(instr, [a, b, c], H::round::<L, FTZ>(s, Some(e)))
 }
 
 /// Sixteen bf16 operands as f32 lanes: a bf16 is the top half of an f32.
@@ -387,34 +370,34 @@ fn bf16_lanes(h: [u16; N]) -> f32x16 {
 
 /// bf16 `add` and `sub` (`a + (−b)`; a NaN result is canonical whatever the sign of `b`) in
 /// f32 lanes, then [`nearest_bf16`]: a sum rounded to nearest in f32 rounds correctly to bf16
-/// afterwards (module documentation). Where the build has AVX-512 the f32 sum carries its
+/// afterwards (module documentation). Where the level has AVX-512 the f32 sum carries its
 /// rounding direction in the instruction (`embedded::sum`), elsewhere it is Rust's sum, which
 /// rounds to nearest.
-fn add_bf16(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
+fn add_bf16<L: Isa>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
     let negate = if instr.opcode() == Opcode::Sub { Format::BF16.sign_bit() as u16 } else { 0 };
-    map::<u16, N, 2>(srcs, dst, |[a, b]| {
+    map::<L, u16, N, 2>(srcs, dst, |[a, b]| {
         let (x, y) = (bf16_lanes(a), bf16_lanes(each(b, |w| w ^ negate)));
-        #[cfg(target_feature = "avx512f")]
-        let s = embedded::sum(x, y);
-        #[cfg(not(target_feature = "avx512f"))]
+        #[cfg(target_arch = "x86_64")]
+        let s = if L::AVX512 { embedded::sum(x, y) } else { x + y };
+        #[cfg(not(target_arch = "x86_64"))]
         let s = x + y;
         clamp::<BF16, 2>(instr, [a, b], nearest_bf16(s.to_bits()))
     });
 }
 
 /// bf16 `mul` in f32 lanes, as [`add_bf16`].
-fn mul_bf16(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
-    map::<u16, N, 2>(srcs, dst, |[a, b]| {
+fn mul_bf16<L: Isa>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
+    map::<L, u16, N, 2>(srcs, dst, |[a, b]| {
         let (x, y) = (bf16_lanes(a), bf16_lanes(b));
-        #[cfg(target_feature = "avx512f")]
-        let p = embedded::product(x, y);
-        #[cfg(not(target_feature = "avx512f"))]
+        #[cfg(target_arch = "x86_64")]
+        let p = if L::AVX512 { embedded::product(x, y) } else { x * y };
+        #[cfg(not(target_arch = "x86_64"))]
         let p = x * y;
         clamp::<BF16, 2>(instr, [a, b], nearest_bf16(p.to_bits()))
     });
 }
 
-/// bf16 `fma` where the build has FMA but not AVX-512: the fused f32 `s = RN32(a·b + c)`
+/// bf16 `fma` where the level has FMA but not AVX-512: the fused f32 `s = RN32(a·b + c)`
 /// decides the bf16 result unless it is the midpoint of two bf16 values (its low 16 bits
 /// 0x8000). bf16 values and midpoints are f32 values, and rounding to nearest in f32 is
 /// monotone, so the exact value lies in the closed interval between the same two of them as
@@ -424,31 +407,31 @@ fn mul_bf16(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
 /// holds for subnormal and overflowing results too (an infinite `s` is an overflow of the
 /// bf16 result as well, a NaN any NaN). A group with a midpoint takes the exact f64 path
 /// ([`fma_group`]).
-#[cfg(all(target_feature = "fma", not(target_feature = "avx512f")))]
 mod fused {
-    use crate::kernels::simd::u32x16;
-
     use super::super::lanes::map;
     use super::{bf16_lanes, clamp, fma_group, nearest_bf16, BF16, N};
     use crate::format::Format;
+    use crate::kernels::level::Isa;
+    use crate::kernels::simd::u32x16;
     use crate::ptx::Instr;
 
-    pub(super) fn fma_bf16(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
+    /// `L` has FMA.
+    pub(super) fn fma_bf16<L: Isa>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
         let (below_unit, midpoint) = (u32x16::splat(0xFFFF), u32x16::splat(0x8000));
         let exp_mask = u32x16::splat(Format::F32.exp_mask() as u32);
-        map::<u16, N, 3>(srcs, dst, |[a, b, c]| {
-            // `mul_add` is the fused VFMADD in builds with FMA (this module's cfg).
+        map::<L, u16, N, 3>(srcs, dst, |[a, b, c]| {
+            // `mul_add` is one fused VFMADD at a level with FMA.
             let s = bf16_lanes(a).mul_add(bf16_lanes(b), bf16_lanes(c)).to_bits();
             let finite = (s & exp_mask).simd_ne(exp_mask);
             if ((s & below_unit).simd_eq(midpoint) & finite).any() {
-                return fma_group::<BF16, false>(instr, [a, b, c]);
+                return fma_group::<L, BF16, false>(instr, [a, b, c]);
             }
             clamp::<BF16, 3>(instr, [a, b, c], nearest_bf16(s))
         });
     }
 }
 
-/// Where the build has AVX-512, the rounding direction encoded in each instruction:
+/// Where the level has AVX-512, the rounding direction encoded in each instruction:
 /// - bf16 `add`, `sub`, `mul` and `fma` in f32 lanes (a bf16 is the top half of an f32), then
 ///   [`nearest_bf16`]. A sum or product rounded to nearest in f32 rounds correctly to bf16
 ///   afterwards (module documentation).
@@ -457,7 +440,7 @@ mod fused {
 ///
 /// `fma` is rounded to odd at f32's precision by [`fma_to_odd`] (24 ≥ p + 2 bits, so the one
 /// rounding to nearest that follows is the correct one).
-#[cfg(target_feature = "avx512f")]
+#[cfg(target_arch = "x86_64")]
 mod embedded {
     use std::arch::x86_64::{__m512, _mm512_add_round_ps, _mm512_fmadd_round_ps, _mm512_mul_round_ps};
 
@@ -467,6 +450,7 @@ mod embedded {
     use super::super::lanes::map;
     use super::{bf16_lanes, clamp, flush, nearest_bf16, Half, BF16, F16, N};
     use crate::format::Format;
+    use crate::kernels::level::Isa;
     use crate::ptx::Instr;
 
     /// Sixteen bf16 operands as f32 lanes.
@@ -480,8 +464,8 @@ mod embedded {
         f32x16::from(x).to_bits()
     }
 
-    // SAFETY (the intrinsics below): this module is compiled only with AVX-512F enabled, and
-    // the intrinsics only compute.
+    // SAFETY (the intrinsics below): these functions are called only for a level with AVX-512,
+    // whose loop is compiled with it, and the intrinsics only compute.
 
     /// `x + y` rounded to nearest.
     #[inline(always)]
@@ -495,18 +479,18 @@ mod embedded {
         unsafe { _mm512_mul_round_ps::<RN>(x.into(), y.into()) }.into()
     }
 
-    pub(super) fn fma_bf16(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
-        map::<u16, N, 3>(srcs, dst, |[a, b, c]| {
+    pub(super) fn fma_bf16<L: Isa>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
+        map::<L, u16, N, 3>(srcs, dst, |[a, b, c]| {
             let odd = fma_to_odd(widen_bf16(a), widen_bf16(b), widen_bf16(c));
             clamp::<BF16, 3>(instr, [a, b, c], nearest_bf16(odd))
         });
     }
 
-    pub(super) fn fma_f16<const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
-        let widen = |h: [u16; N]| F16::widen(flush::<F16, FTZ>(h)).into();
-        map::<u16, N, 3>(srcs, dst, |[a, b, c]| {
+    pub(super) fn fma_f16<L: Isa, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
+        let widen = |h: [u16; N]| F16::widen::<L>(flush::<F16, FTZ>(h)).into();
+        map::<L, u16, N, 3>(srcs, dst, |[a, b, c]| {
             let odd = fma_to_odd(widen(a), widen(b), widen(c));
-            clamp::<F16, 3>(instr, [a, b, c], F16::round::<FTZ>(f32x16::from_bits(odd), None))
+            clamp::<F16, 3>(instr, [a, b, c], F16::round::<L, FTZ>(f32x16::from_bits(odd), None))
         });
     }
 

@@ -18,6 +18,7 @@ use core::ops::{Add, BitAnd, BitOr, BitXor, Mul, Sub};
 
 use crate::kernels::simd::{f32x16, f64x8, u32x16, u32x8, u64x8};
 
+use super::level::Isa;
 use crate::format::Format;
 use crate::round::Rounding;
 
@@ -40,7 +41,7 @@ dir!(Rn, Rz, Rm, Rp);
 /// `_mm512_*_round_*` intrinsics, one per PTX direction. The direction is part of the
 /// instruction: it overrides MXCSR.RC for that instruction alone, and nothing reads or writes
 /// the host floating-point environment.
-#[cfg(target_feature = "avx512f")]
+#[cfg(target_arch = "x86_64")]
 pub(super) mod embedded_rounding {
     use std::arch::x86_64::{
         _MM_FROUND_NO_EXC, _MM_FROUND_TO_NEAREST_INT, _MM_FROUND_TO_NEG_INF, _MM_FROUND_TO_POS_INF, _MM_FROUND_TO_ZERO,
@@ -52,20 +53,21 @@ pub(super) mod embedded_rounding {
     pub const RP: i32 = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
 }
 
-/// `$f::<IMM>`, IMM the [`embedded_rounding`] immediate of the [`Rounding`] `$rounding`.
-#[cfg(target_feature = "avx512f")]
+/// `$f::<G…, IMM>`, IMM the [`embedded_rounding`] immediate of the [`Rounding`] `$rounding`
+/// and G… the generic arguments before it.
+#[cfg(target_arch = "x86_64")]
 macro_rules! by_embedded_rounding {
-    ($rounding:expr, $f:ident) => {{
+    ($rounding:expr, $f:ident $(, $g:ty)*) => {{
         use $crate::kernels::lanes::embedded_rounding::{RM, RN, RP, RZ};
         match $rounding {
-            $crate::round::Rounding::Rn => $f::<RN>,
-            $crate::round::Rounding::Rz => $f::<RZ>,
-            $crate::round::Rounding::Rm => $f::<RM>,
-            $crate::round::Rounding::Rp => $f::<RP>,
+            $crate::round::Rounding::Rn => $f::<$($g,)* RN>,
+            $crate::round::Rounding::Rz => $f::<$($g,)* RZ>,
+            $crate::round::Rounding::Rm => $f::<$($g,)* RM>,
+            $crate::round::Rounding::Rp => $f::<$($g,)* RP>,
         }
     }};
 }
-#[cfg(target_feature = "avx512f")]
+#[cfg(target_arch = "x86_64")]
 pub(super) use by_embedded_rounding;
 
 /// A vector of W-format floats, with its bits as unsigned integer lanes (`Bits`). Masks are
@@ -255,10 +257,10 @@ pub(super) fn saturate<L: Lanes>(r: L::Bits, to: Format) -> L::Bits {
     L::select(out_of_range, L::splat(0), L::min(r, L::splat(to.one())))
 }
 
-/// Apply `f` to the chunk in groups of `N` elements of `K` operands; the last, partial group
-/// is padded with zeros.
+/// Apply `f` to the chunk in groups of `N` elements of `K` operands, compiled for the level
+/// `L`; the last, partial group is padded with zeros.
 #[inline(always)]
-pub(super) fn map<T: Copy + Default, const N: usize, const K: usize>(
+pub(super) fn map<L: Isa, T: Copy + Default, const N: usize, const K: usize>(
     srcs: &[&[T]],
     dst: &mut [T],
     f: impl Fn([[T; N]; K]) -> [T; N],
@@ -266,7 +268,7 @@ pub(super) fn map<T: Copy + Default, const N: usize, const K: usize>(
     debug_assert_eq!(srcs.len(), K);
     let len = dst.len();
     let full = len - len % N;
-    groups(core::array::from_fn(|k| &srcs[k][..full]), &mut dst[..full], &f);
+    L::groups(core::array::from_fn(|k| &srcs[k][..full]), &mut dst[..full], &f);
     if full < len {
         let padded: [[T; N]; K] = core::array::from_fn(|k| {
             let mut group = [T::default(); N];
@@ -274,14 +276,19 @@ pub(super) fn map<T: Copy + Default, const N: usize, const K: usize>(
             group
         });
         let mut out = [T::default(); N];
-        groups(padded.each_ref().map(|g| &g[..]), &mut out, &f);
+        L::groups(padded.each_ref().map(|g| &g[..]), &mut out, &f);
         dst[full..].copy_from_slice(&out[..len - full]);
     }
 }
 
-/// The loop of [`map`] over whole groups: one call site of `f`, so that it is inlined.
-#[inline(never)]
-fn groups<T: Copy, const N: usize, const K: usize>(srcs: [&[T]; K], dst: &mut [T], f: &impl Fn([[T; N]; K]) -> [T; N]) {
+/// The loop of [`map`] over whole groups, inlined into [`Isa::groups`]: one call site of `f`,
+/// so that it is inlined too.
+#[inline(always)]
+pub(super) fn groups<T: Copy, const N: usize, const K: usize>(
+    srcs: [&[T]; K],
+    dst: &mut [T],
+    f: &impl Fn([[T; N]; K]) -> [T; N],
+) {
     for (i, out) in dst.chunks_exact_mut(N).enumerate() {
         for src in srcs {
             prefetch_ahead(src.as_ptr().wrapping_add(i * N), N * size_of::<T>());

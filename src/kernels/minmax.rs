@@ -10,6 +10,7 @@
 use crate::kernels::simd::{f32x16, u32x16};
 
 use super::lanes::{each, flush_f32, map, nan_f32, Lanes};
+use super::level::Isa;
 use super::Kernel;
 use crate::format::Format;
 use crate::ptx::{Instr, Modifiers, Opcode, Type};
@@ -20,19 +21,19 @@ const F32: Format = Format::F32;
 const N: usize = 16;
 
 /// The kernel for an f32 `min` or `max`.
-pub(super) fn select(instr: &Instr) -> Option<Kernel> {
+pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
     match (instr.ty(), instr.opcode()) {
-        (Type::F32, Opcode::Min) => Some(Kernel::W32(minmax::<true>)),
-        (Type::F32, Opcode::Max) => Some(Kernel::W32(minmax::<false>)),
+        (Type::F32, Opcode::Min) => Some(Kernel::W32(minmax::<L, true>)),
+        (Type::F32, Opcode::Max) => Some(Kernel::W32(minmax::<L, false>)),
         _ => None,
     }
 }
 
 /// `min` (`MIN`) or `max` of two or three operand buffers.
-fn minmax<const MIN: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+fn minmax<L: Isa, const MIN: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
     let m = instr.modifiers();
     if srcs.len() == 2 {
-        map::<u32, N, 2>(srcs, dst, |[a, b]| {
+        map::<L, u32, N, 2>(srcs, dst, |[a, b]| {
             let (a, b) = (u32x16::new(a), u32x16::new(b));
             let r = pick::<MIN>(prepare(a, m), prepare(b, m), m.nan);
             if m.xorsign {
@@ -43,7 +44,7 @@ fn minmax<const MIN: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
             r.to_array()
         });
     } else {
-        map::<u32, N, 3>(srcs, dst, |[a, b, c]| {
+        map::<L, u32, N, 3>(srcs, dst, |[a, b, c]| {
             let [a, b, c] = each([a, b, c], |x| prepare(u32x16::new(x), m));
             pick::<MIN>(pick::<MIN>(a, b, m.nan), c, m.nan).to_array()
         });

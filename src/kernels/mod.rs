@@ -5,14 +5,18 @@
 
 mod div_sqrt;
 mod exact;
-#[cfg(target_feature = "avx512f")]
+#[cfg(target_arch = "x86_64")]
 mod exact_f64;
 mod half;
 mod lanes;
+mod level;
 mod minmax;
 mod mufu_f32;
 mod mufu_lanes;
 mod simd;
+
+use level::Isa;
+pub use level::{SimdLevel, SimdLevelError, SIMD_LEVEL_VARIABLE};
 
 use crate::batch::Word;
 use crate::ptx::{Instr, Target};
@@ -27,7 +31,7 @@ pub(crate) enum Kernel {
     /// each (element 0, the low half, first).
     W16(fn(&Instr, &[&[u16]], &mut [u16])),
     /// 64-bit operand and result words (f64).
-    #[cfg_attr(not(target_feature = "avx512f"), allow(dead_code))]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     W64(fn(&Instr, &[&[u64]], &mut [u64])),
 }
 
@@ -57,28 +61,51 @@ fn call<W: bytemuck::Pod, S: Word, D: Word>(
     f(instr, &words[..srcs.len()], bytemuck::cast_slice_mut(dst));
 }
 
-/// The kernel for `instr` on `target`, if there is one.
+/// The kernel for `instr` on `target` at the [`SimdLevel::active`] level, if there is one.
 pub(crate) fn select(instr: &Instr, target: Target) -> Option<Kernel> {
+    select_at(instr, target, SimdLevel::active())
+}
+
+/// The kernel for `instr` on `target` at `level`, which the processor must have
+/// ([`SimdLevel::is_supported`]).
+pub(crate) fn select_at(instr: &Instr, target: Target, level: SimdLevel) -> Option<Kernel> {
+    assert!(level.is_supported(), "the processor lacks the {level} kernels");
+    match level {
+        SimdLevel::Baseline => select_for::<level::V1>(instr, target),
+        #[cfg(target_arch = "x86_64")]
+        SimdLevel::Avx2 => select_for::<level::V3>(instr, target),
+        #[cfg(target_arch = "x86_64")]
+        SimdLevel::Avx512 => select_for::<level::V4>(instr, target),
+        #[cfg(not(target_arch = "x86_64"))]
+        _ => unreachable!("only the baseline is supported off x86-64"),
+    }
+}
+
+/// The kernel compiled for the level `L`.
+fn select_for<L: Isa>(instr: &Instr, target: Target) -> Option<Kernel> {
     // --- exact arithmetic: add, sub, mul, fma, mad on f32/f32x2 (exact.rs), on
     // f16/f16x2/bf16/bf16x2 (half.rs) and, with AVX-512, on f64 (exact_f64.rs) ---
-    if let Some(kernel) = exact::select(instr).or_else(|| half::select(instr)) {
+    if let Some(kernel) = exact::select::<L>(instr).or_else(|| half::select::<L>(instr)) {
         return Some(kernel);
     }
-    #[cfg(target_feature = "avx512f")]
-    if let Some(kernel) = exact_f64::select(instr) {
-        return Some(kernel);
+    #[cfg(target_arch = "x86_64")]
+    if L::AVX512 {
+        if let Some(kernel) = exact_f64::select::<L>(instr) {
+            return Some(kernel);
+        }
     }
     // div, rcp and sqrt on f32 and, with AVX-512, on f64 (div_sqrt.rs)
-    if let Some(kernel) = div_sqrt::select(instr) {
+    if let Some(kernel) = div_sqrt::select::<L>(instr) {
         return Some(kernel);
     }
     // min and max on f32 (minmax.rs)
-    if let Some(kernel) = minmax::select(instr) {
+    if let Some(kernel) = minmax::select::<L>(instr) {
         return Some(kernel);
     }
     // --- end of exact arithmetic ---
     // --- MUFU-backed f32 approximations: rcp, rsqrt, sqrt, lg2, ex2, sin, cos, tanh .approx
-    // and the SASS MUFU operations (mufu_f32.rs) ---
+    // and the SASS MUFU operations (mufu_f32.rs), still written with `wide`, whose width the
+    // build fixes: one copy for every level ---
     if let Some(kernel) = mufu_f32::select(instr, target) {
         return Some(kernel);
     }

@@ -23,6 +23,7 @@ use wide::{f32x16, f64x8, u64x8};
 
 use super::exact::mul_lanes;
 use super::lanes::{map, nan_f32, Rn};
+use super::level::V1;
 use super::mufu_lanes::{
     f32_subnormal_rn, lg2_rz, luts, narrow, pow2, quadrant_word, s, sin_rz, splat, sq, u, widen, Luts, I, U,
 };
@@ -97,7 +98,7 @@ pub(super) fn select(instr: &Instr, target: Target) -> Option<Kernel> {
 #[inline(always)]
 fn run(src: &[u32], dst: &mut [u32], f: impl Fn(&Luts, U) -> U) {
     let l = luts();
-    map::<u32, 16, 1>(&[src], dst, |[x]| f(l, U::new(x)).to_array());
+    map::<V1, u32, 16, 1>(&[src], dst, |[x]| f(l, U::new(x)).to_array());
 }
 
 /// Sign bit, biased exponent and fraction of f32 lanes.
@@ -420,7 +421,7 @@ fn ex2_approx(l: &Luts, x: U) -> U {
 fn div<const FULL: bool, const FTZ: bool>(_: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
     let l = luts();
     let fmul = |a: U, b: U| U::new(mul_lanes::<Rn, FTZ>(a.to_array(), b.to_array(), false));
-    map::<u32, 16, 2>(srcs, dst, |[a, b]| {
+    map::<V1, u32, 16, 2>(srcs, dst, |[a, b]| {
         let (mut a, mut b) = (U::new(a), U::new(b));
         // Where `lanes` hold, both operands times `factor`.
         let scale = |lanes: U, factor: U, (a, b): (U, U)| {

@@ -12,7 +12,6 @@
 //!
 //! Every lane type gets the whole set of its kind; each kernel uses a part of it.
 #![allow(dead_code)]
-
 #![allow(non_camel_case_types)]
 
 use core::ops::{

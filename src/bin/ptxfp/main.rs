@@ -10,10 +10,14 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use ptxfp::operand::{format_result, parse_operand};
 use ptxfp::ptx::catalog;
-use ptxfp::{Instr, Opcode, Target};
+use ptxfp::{Instr, Opcode, SimdLevel, Target, SIMD_LEVEL_VARIABLE};
 
 #[derive(Parser)]
-#[command(name = "ptxfp", version, about = "Bit-exact CPU evaluation of NVIDIA PTX floating-point instructions")]
+#[command(
+    name = "ptxfp",
+    version = version(),
+    about = "Bit-exact CPU evaluation of NVIDIA PTX floating-point instructions"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -83,7 +87,25 @@ enum Command {
     Merge(sweep_cmd::MergeArgs),
 }
 
+/// The package version and the SIMD level the kernels run at on this processor.
+fn version() -> &'static str {
+    static VERSION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    VERSION.get_or_init(|| {
+        format!(
+            "{} (SIMD level {}; this processor has {})",
+            env!("CARGO_PKG_VERSION"),
+            SimdLevel::active(),
+            SimdLevel::detected()
+        )
+    })
+}
+
 fn main() -> ExitCode {
+    // A level forced through the environment that cannot be taken is an error, not a silent
+    // fallback.
+    if let Err(e) = SimdLevel::from_env() {
+        return exit(Err(format!("{SIMD_LEVEL_VARIABLE}: {e}")));
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Ops { filter } => list_ops(filter.as_deref()),
@@ -189,7 +211,7 @@ fn bench(json: bool, sizes: Vec<usize>, arch: &str, spellings: &[String]) -> Res
     }
     let threads = rayon::current_num_threads();
     if !json {
-        println!("{target}, up to {threads} threads");
+        println!("{target}, up to {threads} threads, SIMD level {}", SimdLevel::active());
         println!(
             "{:<24} {:>10} {:>7} {:>16} {:>16} {:>8}  kernel",
             "instr", "elements", "threads", "elements/s", "baseline/s", "ratio"

@@ -33,7 +33,7 @@ fn f32_operand(r: u64) -> u32 {
     }
     match (r >> 48) % 8 {
         0 => sign,
-        1 => sign | (frac >> (r >> 56) % 23).max(1),
+        1 => sign | (frac >> ((r >> 56) % 23)).max(1),
         2 => sign | 0x7F80_0000,
         3 => 0x7FC0_0000 | frac,
         4 => sign | (1 + (r >> 56) as u32 % 8) << 23 | frac,

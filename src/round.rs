@@ -52,25 +52,80 @@ impl Rounding {
     }
 }
 
+/// An unsigned integer holding an exact significand: `u64` for the formats of at most 32 bits,
+/// whose exact products (at most 2·24 bits) and aligned sums fit in it, `u128` for f64.
+///
+/// Every function generic over it depends on a significand only through its value (never
+/// through the width of the type holding it), so both widths give the same result whenever
+/// the value fits in both.
+pub(crate) trait Sig:
+    Copy
+    + Ord
+    + core::ops::Add<Output = Self>
+    + core::ops::Sub<Output = Self>
+    + core::ops::Mul<Output = Self>
+    + core::ops::Shl<u32, Output = Self>
+    + core::ops::Shr<u32, Output = Self>
+    + core::ops::BitAnd<Output = Self>
+    + core::ops::BitOr<Output = Self>
+{
+    const BITS: u32;
+    const ZERO: Self;
+    const ONE: Self;
+    fn leading_zeros(self) -> u32;
+    fn from_u64(v: u64) -> Self;
+    fn from_bool(b: bool) -> Self;
+    /// The low 64 bits.
+    fn low_u64(self) -> u64;
+}
+
+macro_rules! sig {
+    ($t:ty) => {
+        impl Sig for $t {
+            const BITS: u32 = <$t>::BITS;
+            const ZERO: $t = 0;
+            const ONE: $t = 1;
+            #[inline(always)]
+            fn leading_zeros(self) -> u32 {
+                <$t>::leading_zeros(self)
+            }
+            #[inline(always)]
+            fn from_u64(v: u64) -> $t {
+                v as $t
+            }
+            #[inline(always)]
+            fn from_bool(b: bool) -> $t {
+                b as $t
+            }
+            #[inline(always)]
+            fn low_u64(self) -> u64 {
+                self as u64
+            }
+        }
+    };
+}
+sig!(u64);
+sig!(u128);
+
 /// `sig >> shift`, rounded in direction `rnd` for a value of sign `neg`. The result may carry
 /// into the next power of two.
 #[inline(always)]
-fn shift_right_round(sig: u128, shift: u32, neg: bool, rnd: Rounding) -> u128 {
+fn shift_right_round<S: Sig>(sig: S, shift: u32, neg: bool, rnd: Rounding) -> S {
     if shift == 0 {
         return sig;
     }
-    if shift > 127 {
-        // Everything is discarded; half an ulp is 2^(shift-1) >= 2^127.
-        let half = if shift == 128 { sig.cmp(&(1u128 << 127)) } else { core::cmp::Ordering::Less };
-        return (sig != 0 && rnd.rounds_away(neg, false, half)) as u128;
+    if shift >= S::BITS {
+        // Everything is discarded; half an ulp is 2^(shift-1) >= 2^(BITS-1).
+        let half = if shift == S::BITS { sig.cmp(&(S::ONE << (S::BITS - 1))) } else { core::cmp::Ordering::Less };
+        return S::from_bool(sig != S::ZERO && rnd.rounds_away(neg, false, half));
     }
     let kept = sig >> shift;
-    let rest = sig & ((1u128 << shift) - 1);
-    if rest == 0 {
+    let rest = sig & ((S::ONE << shift) - S::ONE);
+    if rest == S::ZERO {
         return kept;
     }
-    let half = rest.cmp(&(1u128 << (shift - 1)));
-    kept + rnd.rounds_away(neg, kept & 1 == 1, half) as u128
+    let half = rest.cmp(&(S::ONE << (shift - 1)));
+    kept + S::from_bool(rnd.rounds_away(neg, kept & S::ONE == S::ONE, half))
 }
 
 /// Round the exact value `(-1)^neg · sig · 2^exp` to `fmt` and encode it.
@@ -87,15 +142,22 @@ fn shift_right_round(sig: u128, shift: u32, neg: bool, rnd: Rounding) -> u128 {
 /// value as the direction dictates.
 #[inline(always)]
 pub fn round_pack(fmt: Format, neg: bool, exp: i32, sig: u128, rnd: Rounding, ftz: bool) -> u64 {
-    debug_assert!(sig != 0, "round_pack needs a nonzero significand");
+    round_pack_sig(fmt, neg, exp, sig, rnd, ftz)
+}
+
+/// [`round_pack`] on a significand of either width; the scalar definitions of the formats up to
+/// 32 bits pass a `u64`. The result depends on `sig` only through its value.
+#[inline(always)]
+pub(crate) fn round_pack_sig<S: Sig>(fmt: Format, neg: bool, exp: i32, sig: S, rnd: Rounding, ftz: bool) -> u64 {
+    debug_assert!(sig != S::ZERO, "round_pack needs a nonzero significand");
     let p = fmt.precision() as i32;
     let sign = if neg { fmt.sign_bit() } else { 0 };
-    let top = 127 - sig.leading_zeros() as i32;
+    let top = (S::BITS - 1) as i32 - sig.leading_zeros() as i32;
     let mut e = exp + top;
     let excess = top - (p - 1);
     let mut m = if excess > 0 { shift_right_round(sig, excess as u32, neg, rnd) } else { sig << (-excess) as u32 };
-    if m >> p != 0 {
-        m >>= 1;
+    if m >> p as u32 != S::ZERO {
+        m = m >> 1;
         e += 1;
     }
     if e > fmt.emax() {
@@ -109,7 +171,7 @@ pub fn round_pack(fmt: Format, neg: bool, exp: i32, sig: u128, rnd: Rounding, ft
     }
     if e >= fmt.emin() {
         let biased = (e + fmt.bias()) as u64;
-        return sign | (biased << fmt.frac_bits()) | (m as u64 & fmt.frac_mask());
+        return sign | (biased << fmt.frac_bits()) | (m.low_u64() & fmt.frac_mask());
     }
     if ftz {
         return sign;
@@ -119,7 +181,7 @@ pub fn round_pack(fmt: Format, neg: bool, exp: i32, sig: u128, rnd: Rounding, ft
     let grid_exp = fmt.emin() - (p - 1);
     let shift = grid_exp - exp;
     let m = if shift > 0 { shift_right_round(sig, shift as u32, neg, rnd) } else { sig << (-shift) as u32 };
-    sign | m as u64
+    sign | m.low_u64()
 }
 
 /// `.sat`: clamp to [+0, 1.0]; NaN → +0 and every negative value, −0 included, → +0

@@ -1,15 +1,25 @@
 //! `add` and `sub` (PTX 9.7.3.3–4, 9.7.4.1–2): one correctly rounded IEEE addition with
 //! NVIDIA's NaN and flush-to-zero rules (SEMANTICS §4–§5).
 
-use super::{Exact, Term};
+use super::{fits_u64, Exact, Term};
 use crate::format::Format;
 use crate::nan;
-use crate::round::{round_pack, Rounding};
+use crate::round::{round_pack_sig, Rounding, Sig};
 
 /// `a + b` rounded to `fmt`. `ftz` flushes subnormal inputs and results (SEMANTICS §5).
 #[inline(always)]
 pub fn add(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
-    match (Term::of(fmt.unpack(a, ftz)), Term::of(fmt.unpack(b, ftz))) {
+    if fits_u64(fmt) {
+        add_in::<u64>(fmt, a, b, rnd, ftz)
+    } else {
+        add_in::<u128>(fmt, a, b, rnd, ftz)
+    }
+}
+
+/// [`add`] with significands held in `S`.
+#[inline(always)]
+pub(crate) fn add_in<S: Sig>(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
+    match (Term::<S>::of(fmt.unpack(a, ftz)), Term::<S>::of(fmt.unpack(b, ftz))) {
         (Some(x), Some(y)) => add_terms(fmt, x, y, rnd, ftz),
         _ => nan::propagate(fmt, &[a, b]),
     }
@@ -26,20 +36,20 @@ pub fn sub(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
 /// The rounded sum of two non-NaN terms, with the IEEE 754 rules for infinities and for the
 /// sign of an exact zero (§6.3: −0 only for (−0) + (−0), or for a cancellation under `.rm`).
 #[inline(always)]
-pub(crate) fn add_terms(fmt: Format, x: Term, y: Term, rnd: Rounding, ftz: bool) -> u64 {
+pub(crate) fn add_terms<S: Sig>(fmt: Format, x: Term<S>, y: Term<S>, rnd: Rounding, ftz: bool) -> u64 {
     match (x, y) {
         (Term::Inf(a), Term::Inf(b)) if a != b => nan::invalid(fmt),
         (Term::Inf(neg), _) | (_, Term::Inf(neg)) => fmt.inf(neg),
         (Term::Zero(a), Term::Zero(b)) => fmt.zero(a && b || (a != b && rnd.cancellation_zero_is_negative())),
         (Term::Zero(_), Term::Finite(v)) | (Term::Finite(v), Term::Zero(_)) => {
-            round_pack(fmt, v.neg, v.exp, v.sig, rnd, ftz)
+            round_pack_sig(fmt, v.neg, v.exp, v.sig, rnd, ftz)
         }
         (Term::Finite(v), Term::Finite(w)) => {
             let sum = exact_sum(v, w);
-            if sum.sig == 0 {
+            if sum.sig == S::ZERO {
                 fmt.zero(rnd.cancellation_zero_is_negative())
             } else {
-                round_pack(fmt, sum.neg, sum.exp, sum.sig, rnd, ftz)
+                round_pack_sig(fmt, sum.neg, sum.exp, sum.sig, rnd, ftz)
             }
         }
     }
@@ -47,13 +57,23 @@ pub(crate) fn add_terms(fmt: Format, x: Term, y: Term, rnd: Rounding, ftz: bool)
 
 /// The sum of two nonzero finite values, exact or with a sticky bit.
 ///
-/// Both significands (at most 106 bits each) are aligned at bit 125; the operand with the
-/// smaller exponent is shifted right with the lost bits jammed into its lowest bit. Whenever
-/// bits are lost the result keeps at least 120 bits above the sticky bit, far more than the
-/// p + 2 that rounding needs.
+/// Both significands are aligned at bit `S::BITS − 3` (125 in a `u128`, 61 in a `u64`), which
+/// leaves room for the carry; the operand with the smaller exponent is shifted right with the
+/// lost bits jammed into its lowest bit. A term has at most 2p significant bits (the exact
+/// product of `fma`; p = 53 in a `u128`, p ≤ 24 in a `u64`), so after the alignment its lowest
+/// `S::BITS − 2 − 2p` bits are zero and a shift by at most that many loses nothing: the sum is
+/// exact. A longer shift leaves the smaller operand below 2^(2p−1) while the larger is at least
+/// 2^(BITS−3), so even their difference is at least 2^(BITS−4): the result keeps at least
+/// 60 bits above the sticky bit, more than the p + 2 that rounding needs.
+///
+/// So both widths hand [`round_pack_sig`] either the exact sum or the sum with its bits below
+/// some position at least p + 2 below its top replaced by one sticky 1. That replacement
+/// changes neither the top bit, nor whether the part below any rounding position (normal or
+/// subnormal, at least 2 bits above the sticky bit) is zero, nor how it compares with half a
+/// unit there; so the rounded result is the same, whatever the width.
 #[inline(always)]
-fn exact_sum(x: Exact, y: Exact) -> Exact {
-    let (x, y) = (x.normalized_to(125), y.normalized_to(125));
+fn exact_sum<S: Sig>(x: Exact<S>, y: Exact<S>) -> Exact<S> {
+    let (x, y) = (x.normalized_to(S::BITS - 3), y.normalized_to(S::BITS - 3));
     let (hi, lo) = if x.exp >= y.exp { (x, y) } else { (y, x) };
     let lo_sig = shift_right_jam(lo.sig, (hi.exp - lo.exp) as u32);
     if hi.neg == lo.neg {
@@ -67,12 +87,12 @@ fn exact_sum(x: Exact, y: Exact) -> Exact {
 
 /// `sig >> shift` with every discarded 1 bit ORed into the lowest bit of the result.
 #[inline(always)]
-pub(crate) fn shift_right_jam(sig: u128, shift: u32) -> u128 {
+pub(crate) fn shift_right_jam<S: Sig>(sig: S, shift: u32) -> S {
     if shift == 0 {
         sig
-    } else if shift >= 128 {
-        (sig != 0) as u128
+    } else if shift >= S::BITS {
+        S::from_bool(sig != S::ZERO)
     } else {
-        (sig >> shift) | ((sig & ((1u128 << shift) - 1)) != 0) as u128
+        (sig >> shift) | S::from_bool((sig & ((S::ONE << shift) - S::ONE)) != S::ZERO)
     }
 }

@@ -2,10 +2,10 @@
 //! rounding modifier is the same operation \[DOC PTX 9.7.3.7\].
 
 use super::add::add_terms;
-use super::{Exact, Term};
+use super::{fits_u64, Exact, Term};
 use crate::format::Format;
 use crate::nan;
-use crate::round::Rounding;
+use crate::round::{Rounding, Sig};
 
 /// `a · b + c`: exact product, exact sum, one rounding to `fmt`. `ftz` flushes subnormal
 /// inputs and decides result tininess after rounding (SEMANTICS §5).
@@ -14,7 +14,18 @@ use crate::round::Rounding;
 /// order is propagated (SEMANTICS §4, order \[INF\]).
 #[inline(always)]
 pub fn fma(fmt: Format, a: u64, b: u64, c: u64, rnd: Rounding, ftz: bool) -> u64 {
-    let terms = (Term::of(fmt.unpack(a, ftz)), Term::of(fmt.unpack(b, ftz)), Term::of(fmt.unpack(c, ftz)));
+    if fits_u64(fmt) {
+        fma_in::<u64>(fmt, a, b, c, rnd, ftz)
+    } else {
+        fma_in::<u128>(fmt, a, b, c, rnd, ftz)
+    }
+}
+
+/// [`fma`] with significands held in `S`, which holds the exact product (2p bits).
+#[inline(always)]
+pub(crate) fn fma_in<S: Sig>(fmt: Format, a: u64, b: u64, c: u64, rnd: Rounding, ftz: bool) -> u64 {
+    let terms =
+        (Term::<S>::of(fmt.unpack(a, ftz)), Term::<S>::of(fmt.unpack(b, ftz)), Term::<S>::of(fmt.unpack(c, ftz)));
     let (Some(x), Some(y), Some(z)) = terms else {
         return nan::propagate(fmt, &[a, b, c]);
     };

@@ -12,22 +12,30 @@ pub mod sign;
 pub mod sqrt;
 pub mod testp;
 
-use crate::format::Unpacked;
+use crate::format::{Format, Unpacked};
+use crate::round::Sig;
+
+/// Whether the exact arithmetic of `fmt` fits a `u64` significand: true for the formats of at
+/// most 32 bits (p ≤ 24), whose exact products have at most 48 bits. f64 needs `u128`.
+#[inline(always)]
+pub(crate) const fn fits_u64(fmt: Format) -> bool {
+    fmt.precision() <= 24
+}
 
 /// A finite nonzero value `(-1)^neg · sig · 2^exp` held exactly, or with a sticky bit in the
 /// lowest position of `sig` (see [`crate::round::round_pack`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Exact {
+pub(crate) struct Exact<S = u128> {
     pub neg: bool,
     pub exp: i32,
-    pub sig: u128,
+    pub sig: S,
 }
 
-impl Exact {
+impl<S: Sig> Exact<S> {
     /// Shift the significand left so that its top bit is at position `bit`.
     #[inline(always)]
-    fn normalized_to(self, bit: u32) -> Exact {
-        let top = 127 - self.sig.leading_zeros();
+    fn normalized_to(self, bit: u32) -> Exact<S> {
+        let top = S::BITS - 1 - self.sig.leading_zeros();
         let shift = bit - top;
         Exact { neg: self.neg, exp: self.exp - shift as i32, sig: self.sig << shift }
     }
@@ -36,21 +44,133 @@ impl Exact {
 /// A non-NaN operand of an addition: the inputs of `add`, or the exact product and addend of
 /// `fma`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Term {
+pub(crate) enum Term<S = u128> {
     Inf(bool),
     Zero(bool),
-    Finite(Exact),
+    Finite(Exact<S>),
 }
 
-impl Term {
+impl<S: Sig> Term<S> {
     /// The term of an unpacked operand; `None` for a NaN.
     #[inline(always)]
-    pub fn of(u: Unpacked) -> Option<Term> {
+    pub fn of(u: Unpacked) -> Option<Term<S>> {
         match u {
             Unpacked::Nan => None,
             Unpacked::Inf { neg } => Some(Term::Inf(neg)),
             Unpacked::Zero { neg } => Some(Term::Zero(neg)),
-            Unpacked::Finite { neg, exp, sig } => Some(Term::Finite(Exact { neg, exp, sig: sig as u128 })),
+            Unpacked::Finite { neg, exp, sig } => Some(Term::Finite(Exact { neg, exp, sig: S::from_u64(sig) })),
         }
+    }
+}
+
+/// The formats of at most 32 bits get the same results with `u64` significands as with
+/// `u128` ones (the proof is at [`add::add_terms`]'s alignment, `exact_sum`), on operands
+/// biased to the cases where the width could show: cancellations, alignment shifts around
+/// the threshold where bits start to be lost, subnormal and overflowing results, specials.
+#[cfg(test)]
+mod width_tests {
+    use super::{add, fma, mul};
+    use crate::format::Format;
+    use crate::round::Rounding;
+
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+    }
+
+    /// An operand of `fmt`: a special, a subnormal, one of the smallest or largest normals, or
+    /// a value within 2^±12 of 1, with a random, sparse or nearly full fraction.
+    fn operand(fmt: Format, r: u64) -> u64 {
+        let top = fmt.exp_mask() >> fmt.frac_bits();
+        let field = match (r >> 40) % 8 {
+            0 => 0,
+            1 => top,
+            2 => 1 + (r >> 48) % 3,
+            3 => top - 1 - (r >> 48) % 3,
+            4 => (r >> 48) % top,
+            _ => fmt.bias() as u64 - 12 + (r >> 48) % 25,
+        };
+        let frac = match (r >> 56) % 4 {
+            0 => (r >> 8) & fmt.frac_mask() & !(fmt.frac_mask() >> (r >> 60)),
+            1 => fmt.frac_mask() - (r >> 8) % 4,
+            _ => (r >> 8) & fmt.frac_mask(),
+        };
+        ((r & 1) << (fmt.bits() - 1)) | field << fmt.frac_bits() | frac
+    }
+
+    /// A value related to `x`: its negation or itself a few units away, or scaled by a power of
+    /// two (exponent moved by up to ±40), so that sums cancel or align at every distance.
+    fn near(fmt: Format, x: u64, r: u64) -> u64 {
+        let x = if r & 1 == 0 { x ^ fmt.sign_bit() } else { x };
+        let field = (x & fmt.exp_mask()) >> fmt.frac_bits();
+        let top = fmt.exp_mask() >> fmt.frac_bits();
+        if field == 0 || field == top {
+            return x;
+        }
+        if r & 2 == 0 {
+            let step = (r >> 8) % 7;
+            (x & fmt.sign_bit()) | ((x & !fmt.sign_bit()) + step).saturating_sub(3).min(fmt.exp_mask() - 1)
+        } else {
+            let field = (field as i64 + (r >> 8) as i64 % 81 - 40).clamp(1, top as i64 - 1) as u64;
+            (x & !fmt.exp_mask()) | field << fmt.frac_bits()
+        }
+    }
+
+    const FORMATS: [Format; 3] = [Format::F16, Format::BF16, Format::F32];
+
+    fn cases(mut each: impl FnMut(Format, Rounding, bool, &mut Rng)) {
+        let mut rng = Rng(17);
+        for fmt in FORMATS {
+            for rnd in Rounding::ALL {
+                for ftz in [false, true] {
+                    for _ in 0..40_000 {
+                        each(fmt, rnd, ftz, &mut rng);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn add_is_the_same_in_u64_and_u128() {
+        cases(|fmt, rnd, ftz, rng| {
+            let a = operand(fmt, rng.next());
+            let b = if rng.next() & 1 == 0 { operand(fmt, rng.next()) } else { near(fmt, a, rng.next()) };
+            let (narrow, wide) = (add::add_in::<u64>(fmt, a, b, rnd, ftz), add::add_in::<u128>(fmt, a, b, rnd, ftz));
+            assert_eq!(narrow, wide, "add {fmt:?} {rnd:?} ftz {ftz}: {a:#x} + {b:#x}");
+        });
+    }
+
+    #[test]
+    fn mul_is_the_same_in_u64_and_u128() {
+        cases(|fmt, rnd, ftz, rng| {
+            let (a, b) = (operand(fmt, rng.next()), operand(fmt, rng.next()));
+            let (narrow, wide) = (mul::mul_in::<u64>(fmt, a, b, rnd, ftz), mul::mul_in::<u128>(fmt, a, b, rnd, ftz));
+            assert_eq!(narrow, wide, "mul {fmt:?} {rnd:?} ftz {ftz}: {a:#x} * {b:#x}");
+        });
+    }
+
+    #[test]
+    fn fma_is_the_same_in_u64_and_u128() {
+        cases(|fmt, rnd, ftz, rng| {
+            let (a, b) = (operand(fmt, rng.next()), operand(fmt, rng.next()));
+            let c = if rng.next() & 1 == 0 {
+                operand(fmt, rng.next())
+            } else {
+                // Near the product (rounded either way), so that the sum cancels or aligns.
+                let dir = Rounding::ALL[(rng.next() % 4) as usize];
+                near(fmt, mul::mul_in::<u128>(fmt, a, b, dir, false), rng.next())
+            };
+            let narrow = fma::fma_in::<u64>(fmt, a, b, c, rnd, ftz);
+            let wide = fma::fma_in::<u128>(fmt, a, b, c, rnd, ftz);
+            assert_eq!(narrow, wide, "fma {fmt:?} {rnd:?} ftz {ftz}: {a:#x} * {b:#x} + {c:#x}");
+        });
     }
 }

@@ -1,14 +1,26 @@
 //! `mul` (PTX 9.7.3.5, 9.7.4.3): one correctly rounded IEEE multiplication with NVIDIA's NaN
 //! and flush-to-zero rules (SEMANTICS §4–§5).
 
+use super::fits_u64;
 use crate::format::{Format, Unpacked};
 use crate::nan;
-use crate::round::{round_pack, Rounding};
+use crate::round::{round_pack_sig, Rounding, Sig};
 
 /// `a · b` rounded to `fmt`. The exact product (at most 106 bits) goes to round-and-pack, so
 /// `.ftz` decides tininess after rounding with an unbounded exponent (SEMANTICS §5).
 #[inline(always)]
 pub fn mul(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
+    if fits_u64(fmt) {
+        mul_in::<u64>(fmt, a, b, rnd, ftz)
+    } else {
+        mul_in::<u128>(fmt, a, b, rnd, ftz)
+    }
+}
+
+/// [`mul`] with the product held in `S`, which holds its 2p bits (48 in a `u64` for the
+/// formats up to 32 bits, 106 in a `u128` for f64).
+#[inline(always)]
+pub(crate) fn mul_in<S: Sig>(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
     use Unpacked::*;
     let neg = fmt.is_neg(a) != fmt.is_neg(b);
     match (fmt.unpack(a, ftz), fmt.unpack(b, ftz)) {
@@ -17,7 +29,7 @@ pub fn mul(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
         (Inf { .. }, _) | (_, Inf { .. }) => fmt.inf(neg),
         (Zero { .. }, _) | (_, Zero { .. }) => fmt.zero(neg),
         (Finite { exp: ea, sig: sa, .. }, Finite { exp: eb, sig: sb, .. }) => {
-            round_pack(fmt, neg, ea + eb, sa as u128 * sb as u128, rnd, ftz)
+            round_pack_sig(fmt, neg, ea + eb, S::from_u64(sa) * S::from_u64(sb), rnd, ftz)
         }
     }
 }

@@ -57,7 +57,8 @@ struct Builder(Vec<CatalogEntry>);
 
 impl Builder {
     fn push(&mut self, opcode: Opcode, mode: Mode, mods: Modifiers, ty: Type, sources: usize, min_sm: u32) {
-        let instr = Instr { opcode, mode, mods, ty, arity: 1 << sources };
+        let min_sm_byte = u8::try_from(min_sm).expect("sm_XX numbers fit in a byte");
+        let instr = Instr { opcode, mode, mods, ty, arity: 1 << sources, min_sm: min_sm_byte };
         self.0.push(CatalogEntry { instr, sources, min_sm });
     }
 
@@ -200,7 +201,23 @@ fn build() -> Vec<CatalogEntry> {
     }
 
     push_conversions(&mut b);
-    b.0
+    spelling_min_sm(b.0)
+}
+
+/// Give every entry's instruction the lowest architecture of its spelling (over all its
+/// operand counts), as parsing the spelling does, so that an entry's instruction passes the
+/// same target checks as the parsed one.
+fn spelling_min_sm(mut entries: Vec<CatalogEntry>) -> Vec<CatalogEntry> {
+    let key = |i: &Instr| (i.opcode, i.mode, i.mods, i.ty);
+    let mut lowest: HashMap<_, u8> = HashMap::new();
+    for e in &entries {
+        let sm = lowest.entry(key(&e.instr)).or_insert(u8::MAX);
+        *sm = (*sm).min(e.instr.min_sm);
+    }
+    for e in &mut entries {
+        e.instr.min_sm = lowest[&key(&e.instr)];
+    }
+    entries
 }
 
 /// `cvt` between the floating-point types (PTX `cvt`): a rounding modifier is required when the

@@ -60,22 +60,37 @@ impl Instr {
         Ok(self.eval_unchecked(target, operands))
     }
 
-    /// The operand count and widths.
+    /// The operand count and widths. Allocates nothing unless it fails.
+    #[inline]
     pub fn check_operands(&self, operands: &[u64]) -> Result<(), EvalError> {
+        // Every source operand has the same type (only cvt's differs from the destination's).
+        let bits = self.source_type(0).bits();
+        let too_wide = bits < 64 && operands.iter().any(|&value| value >> bits != 0);
+        if too_wide || !self.takes(operands.len()) {
+            return Err(self.operand_error(operands));
+        }
+        Ok(())
+    }
+
+    /// The error of a failed [`Instr::check_operands`]: the count first, then the first operand
+    /// too wide for its type.
+    #[cold]
+    #[inline(never)]
+    fn operand_error(&self, operands: &[u64]) -> EvalError {
         if !self.takes(operands.len()) {
-            return Err(EvalError::OperandCount {
+            return EvalError::OperandCount {
                 instr: self.to_string(),
                 legal: self.operand_counts(),
                 got: operands.len(),
-            });
+            };
         }
         for (index, &value) in operands.iter().enumerate() {
             let ty = self.source_type(index);
             if ty.bits() < 64 && value >> ty.bits() != 0 {
-                return Err(EvalError::OperandTooWide { instr: self.to_string(), index, value, ty });
+                return EvalError::OperandTooWide { instr: self.to_string(), index, value, ty };
             }
         }
-        Ok(())
+        unreachable!("operand_error on operands that pass check_operands")
     }
 
     /// Evaluate operands already known to be legal in count and width.

@@ -253,6 +253,9 @@ pub struct Instr {
     pub(crate) ty: Type,
     /// Bit i set: the instruction takes i source operands.
     pub(crate) arity: u8,
+    /// The lowest `sm_XX` (as XX) of the spelling's catalog entries, so that the target check
+    /// needs no catalog lookup.
+    pub(crate) min_sm: u8,
 }
 
 impl Instr {
@@ -293,6 +296,12 @@ impl Instr {
             Mode::Round(r) => r,
             _ => Rounding::Rn,
         }
+    }
+
+    /// The lowest architecture (`sm_XX` as XX) that has the instruction, with any of its
+    /// operand counts.
+    pub fn min_sm(&self) -> u32 {
+        u32::from(self.min_sm)
     }
 
     /// The legal operand counts, ascending.

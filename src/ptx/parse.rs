@@ -42,7 +42,7 @@ impl FromStr for Instr {
 impl Instr {
     /// Build an instruction from its parts; fails exactly when the spelling would.
     pub fn from_parts(opcode: Opcode, mode: Mode, mods: Modifiers, ty: Type) -> Result<Instr, ParseError> {
-        let candidate = Instr { opcode, mode, mods, ty, arity: 0 };
+        let candidate = Instr { opcode, mode, mods, ty, arity: 0, min_sm: 0 };
         resolve(candidate).map_err(|message| ParseError { spelling: candidate.to_string(), message })
     }
 
@@ -52,13 +52,16 @@ impl Instr {
     }
 }
 
-/// Check a structurally parsed instruction against the catalog and fill in its arity.
+/// Check a structurally parsed instruction against the catalog and fill in what its checks
+/// need: its arity and lowest architecture.
 fn resolve(candidate: Instr) -> Result<Instr, String> {
     let spelling = candidate.to_string();
     match catalog::lookup(&spelling) {
         Some(entries) => {
             let arity = entries.iter().fold(0u8, |acc, e| acc | (1 << e.sources));
-            Ok(Instr { arity, ..candidate })
+            let min_sm = entries.iter().map(|e| e.min_sm).min().expect("a spelling has an entry");
+            let min_sm = u8::try_from(min_sm).expect("sm_XX numbers fit in a byte");
+            Ok(Instr { arity, min_sm, ..candidate })
         }
         None => Err(diagnose(&candidate)),
     }
@@ -151,7 +154,7 @@ fn tokenize(s: &str) -> Result<Instr, String> {
             return Err(format!("{head} takes one type, found {}; legal: {}", found.join(" "), legal_types(head)));
         }
     };
-    Ok(Instr { opcode, mode, mods, ty: types[0], arity: 0 })
+    Ok(Instr { opcode, mode, mods, ty: types[0], arity: 0, min_sm: 0 })
 }
 
 fn tokenize_mufu(rest: Vec<&str>) -> Result<Instr, String> {
@@ -176,7 +179,7 @@ fn tokenize_mufu(rest: Vec<&str>) -> Result<Instr, String> {
             }
         }
     }
-    Ok(Instr { opcode: Opcode::Mufu(func), mode: Mode::Default, mods, ty, arity: 0 })
+    Ok(Instr { opcode: Opcode::Mufu(func), mode: Mode::Default, mods, ty, arity: 0, min_sm: 0 })
 }
 
 fn tokenize_rro(rest: Vec<&str>) -> Result<Instr, String> {
@@ -185,7 +188,7 @@ fn tokenize_rro(rest: Vec<&str>) -> Result<Instr, String> {
         ["EX2"] => RroMode::Ex2,
         _ => return Err("RRO takes one mode: RRO.SINCOS or RRO.EX2".into()),
     };
-    Ok(Instr { opcode: Opcode::Rro(mode), mode: Mode::Default, mods: Modifiers::default(), ty: Type::F32, arity: 0 })
+    Ok(Instr { opcode: Opcode::Rro(mode), mode: Mode::Default, mods: Modifiers::default(), ty: Type::F32, arity: 0, min_sm: 0 })
 }
 
 fn opcode_of(head: &str, property: Option<Property>) -> Opcode {

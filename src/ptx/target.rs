@@ -43,16 +43,27 @@ impl Target {
         self.sm >= 52
     }
 
-    /// Whether the target has `instr`; the error names the architectures that do.
+    /// Whether the target has `instr`; the error names the architectures that do. Reads only
+    /// what the instruction carries: nothing is looked up, and nothing is allocated unless it
+    /// fails.
+    #[inline]
     pub fn check(self, instr: &Instr) -> Result<(), String> {
-        let min_sm = instr.catalog_entries().iter().map(|e| e.min_sm).min().unwrap_or(0);
-        if self.sm < min_sm {
-            return Err(format!("{instr} requires sm_{min_sm} or newer; the target is {self} (choose it with --arch)"));
-        }
-        if matches!(instr.opcode(), Opcode::Rro(_)) && !self.has_rro() {
-            return Err(format!("{instr} exists only on sm_50 to sm_62; the target is {self}"));
+        if self.sm < instr.min_sm() || (matches!(instr.opcode(), Opcode::Rro(_)) && !self.has_rro()) {
+            return Err(self.lacks(instr));
         }
         Ok(())
+    }
+
+    /// The message of a failed [`Target::check`].
+    #[cold]
+    #[inline(never)]
+    fn lacks(self, instr: &Instr) -> String {
+        let min_sm = instr.min_sm();
+        if self.sm < min_sm {
+            format!("{instr} requires sm_{min_sm} or newer; the target is {self} (choose it with --arch)")
+        } else {
+            format!("{instr} exists only on sm_50 to sm_62; the target is {self}")
+        }
     }
 }
 

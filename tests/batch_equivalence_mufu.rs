@@ -1,7 +1,7 @@
 //! The MUFU-backed f32 kernels (src/kernels/mufu_f32.rs) against the scalar definitions:
-//! `eval_batch` and `eval_unchecked` on the same inputs, bit for bit, for every spelling the
-//! kernels cover: `rcp`, `rsqrt`, `sqrt`, `lg2`, `ex2`, `sin`, `cos` `.approx{.ftz}.f32`,
-//! `tanh.approx.f32`, `MUFU.RCP/RSQ/SQRT/LG2/EX2/SIN/COS{.SAT}` and `MUFU.TANH`.
+//! `eval_batch_at` at every SIMD level the processor has and `eval_unchecked` on the same inputs,
+//! bit for bit, for every spelling the kernels cover: `rcp`, `rsqrt`, `sqrt`, `lg2`, `ex2`, `sin`,
+//! `cos` `.approx{.ftz}.f32`, `tanh.approx.f32`, `MUFU.RCP/RSQ/SQRT/LG2/EX2/SIN/COS{.SAT}` and `MUFU.TANH`.
 //!
 //! Default tier: each spelling on sm_90 on the same 12.6 million inputs: a strided walk over
 //! all 2^32 patterns, every 7th subnormal of either sign, and edge cases (every exponent with
@@ -13,7 +13,7 @@
 //! All 2^32 inputs of every spelling are compared in tests/exhaustive_unary_f32.rs (exhaustive
 //! tier).
 
-use ptxfp::{Instr, Target};
+use ptxfp::{Instr, SimdLevel, Target};
 use rayon::prelude::*;
 
 /// Every spelling with a kernel on sm_75 and later.
@@ -99,32 +99,41 @@ fn inputs() -> Vec<u32> {
     v
 }
 
-/// Compare `instr` on `target` over `xs`: kernel (`eval_batch`) against scalar
-/// (`eval_unchecked`). Panics naming the instruction and the first mismatching inputs.
+/// Compare `instr` on `target` over `xs`: the kernels of every SIMD level this processor has
+/// (`eval_batch_at`) against the scalar definition (`eval_unchecked`). Panics naming the
+/// instruction, the level and the first mismatching inputs.
 fn check(spelling: &str, target: Target, xs: &[u32]) {
     let instr: Instr = spelling.parse().unwrap();
     assert!(instr.is_vectorized(target), "{spelling} has no kernel on {target}");
-    let mismatches: Vec<(u32, u32, u32)> = xs
+    let levels: Vec<SimdLevel> = SimdLevel::ALL.into_iter().filter(|l| l.is_supported()).collect();
+    let mismatches: Vec<(SimdLevel, u32, u32, u32)> = xs
         .par_chunks(BLOCK)
         .flat_map_iter(|chunk| {
-            let mut out = vec![0u32; chunk.len()];
-            instr.eval_batch(target, &[chunk], &mut out).unwrap();
-            chunk
-                .iter()
-                .zip(out)
-                .filter_map(|(&x, got)| {
-                    let want = instr.eval_unchecked(target, &[u64::from(x)]) as u32;
-                    (got != want).then_some((x, got, want))
-                })
-                .take(4)
-                .collect::<Vec<_>>()
+            let want: Vec<u32> = chunk.iter().map(|&x| instr.eval_unchecked(target, &[u64::from(x)]) as u32).collect();
+            let mut found = Vec::new();
+            for &level in &levels {
+                let mut out = vec![0u32; chunk.len()];
+                instr.eval_batch_at(target, level, &[chunk], &mut out).unwrap();
+                found.extend(
+                    chunk
+                        .iter()
+                        .zip(out)
+                        .zip(&want)
+                        .filter(|((_, got), want)| got != *want)
+                        .map(|((&x, got), &want)| (level, x, got, want))
+                        .take(4),
+                );
+            }
+            found
         })
         .collect();
     if !mismatches.is_empty() {
         let lines: Vec<String> = mismatches
             .iter()
             .take(8)
-            .map(|(x, got, want)| format!("  input {x:#010x}: kernel {got:#010x}, scalar {want:#010x}"))
+            .map(|(level, x, got, want)| {
+                format!("  [{level}] input {x:#010x}: kernel {got:#010x}, scalar {want:#010x}")
+            })
             .collect();
         panic!(
             "{spelling} on {target}: kernel and scalar definition differ ({} or more inputs):\n{}",

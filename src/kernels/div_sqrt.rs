@@ -74,27 +74,42 @@ fn f32_kernel<L: Isa, R: Dir>(op: Opcode, ftz: bool) -> F32Kernel {
 
 /// f32 `div` (module documentation).
 fn div_f32<L: Isa, R: Dir, const FTZ: bool>(_: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
-    map::<L, u32, N, 2>(srcs, dst, |[a, b]| {
-        let (a, b) = (widen::<FTZ>(a), widen::<FTZ>(b));
-        finish::<R, FTZ>([a[0] / b[0], a[1] / b[1]], false)
-    });
+    map::<L, u32, N, 2>(
+        srcs,
+        dst,
+        #[inline(always)]
+        |[a, b]| {
+            let (a, b) = (widen::<FTZ>(a), widen::<FTZ>(b));
+            finish::<R, FTZ>([a[0] / b[0], a[1] / b[1]], false)
+        },
+    );
 }
 
 /// f32 `rcp`: `div` of 1.0.
 fn rcp_f32<L: Isa, R: Dir, const FTZ: bool>(_: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
     let one = f64x8::splat(1.0);
-    map::<L, u32, N, 1>(srcs, dst, |[a]| {
-        let a = widen::<FTZ>(a);
-        finish::<R, FTZ>([one / a[0], one / a[1]], false)
-    });
+    map::<L, u32, N, 1>(
+        srcs,
+        dst,
+        #[inline(always)]
+        |[a]| {
+            let a = widen::<FTZ>(a);
+            finish::<R, FTZ>([one / a[0], one / a[1]], false)
+        },
+    );
 }
 
 /// f32 `sqrt` (module documentation).
 fn sqrt_f32<L: Isa, R: Dir, const FTZ: bool>(_: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
-    map::<L, u32, N, 1>(srcs, dst, |[a]| {
-        let a = widen::<FTZ>(a);
-        finish::<R, FTZ>([a[0].sqrt(), a[1].sqrt()], false)
-    });
+    map::<L, u32, N, 1>(
+        srcs,
+        dst,
+        #[inline(always)]
+        |[a]| {
+            let a = widen::<FTZ>(a);
+            finish::<R, FTZ>([a[0].sqrt(), a[1].sqrt()], false)
+        },
+    );
 }
 
 /// f64 `div`, `rcp` (`1 / a`, whose NaN rule is `a`'s) and `sqrt` with AVX-512.
@@ -123,14 +138,29 @@ mod f64_embedded {
     // whose loop is compiled with it, and the intrinsics only compute.
 
     fn div<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-        eval::<L, 2>(srcs, dst, |[a, b]| unsafe { _mm512_div_round_pd::<R>(a.into(), b.into()) });
+        eval::<L, 2>(
+            srcs,
+            dst,
+            #[inline(always)]
+            |[a, b]| unsafe { _mm512_div_round_pd::<R>(a.into(), b.into()) },
+        );
     }
 
     fn rcp<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-        eval::<L, 1>(srcs, dst, |[a]| unsafe { _mm512_div_round_pd::<R>(_mm512_set1_pd(1.0), a.into()) });
+        eval::<L, 1>(
+            srcs,
+            dst,
+            #[inline(always)]
+            |[a]| unsafe { _mm512_div_round_pd::<R>(_mm512_set1_pd(1.0), a.into()) },
+        );
     }
 
     fn sqrt<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-        eval::<L, 1>(srcs, dst, |[a]| unsafe { _mm512_sqrt_round_pd::<R>(a.into()) });
+        eval::<L, 1>(
+            srcs,
+            dst,
+            #[inline(always)]
+            |[a]| unsafe { _mm512_sqrt_round_pd::<R>(a.into()) },
+        );
     }
 }

@@ -199,7 +199,12 @@ fn nan_and_sat(r: u32x16, sat: bool) -> [u32; N] {
 fn add<L: Isa, R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
     let negate = if instr.opcode() == Opcode::Sub { F32.sign_bit() as u32 } else { 0 };
     let sat = instr.modifiers().sat;
-    map::<L, u32, N, 2>(srcs, dst, |[a, b]| add_lanes::<R, FTZ>(a, each(b, |w| w ^ negate), sat));
+    map::<L, u32, N, 2>(
+        srcs,
+        dst,
+        #[inline(always)]
+        |[a, b]| add_lanes::<R, FTZ>(a, each(b, |w| w ^ negate), sat),
+    );
 }
 
 /// `add` of sixteen operand pairs.
@@ -220,7 +225,12 @@ fn add_lanes<R: Dir, const FTZ: bool>(a: [u32; N], b: [u32; N], sat: bool) -> [u
 /// `mul`.
 fn mul<L: Isa, R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
     let sat = instr.modifiers().sat;
-    map::<L, u32, N, 2>(srcs, dst, |[a, b]| mul_lanes::<R, FTZ>(a, b, sat));
+    map::<L, u32, N, 2>(
+        srcs,
+        dst,
+        #[inline(always)]
+        |[a, b]| mul_lanes::<R, FTZ>(a, b, sat),
+    );
 }
 
 /// `mul` of sixteen operand pairs (also the FMULs of other kernels' sequences): the f64
@@ -234,7 +244,12 @@ pub(super) fn mul_lanes<R: Dir, const FTZ: bool>(a: [u32; N], b: [u32; N], sat: 
 /// `fma` and `mad`: the exact f64 product, then TwoSum with `c`, rounded to odd.
 fn fma<L: Isa, R: Dir, const FTZ: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
     let sat = instr.modifiers().sat;
-    map::<L, u32, N, 3>(srcs, dst, |[a, b, c]| fma_lanes::<L, R, FTZ>(a, b, c, sat));
+    map::<L, u32, N, 3>(
+        srcs,
+        dst,
+        #[inline(always)]
+        |[a, b, c]| fma_lanes::<L, R, FTZ>(a, b, c, sat),
+    );
 }
 
 /// `fma` of sixteen operand triples.
@@ -307,10 +322,15 @@ mod embedded {
         op: impl Fn([f32x16; K]) -> __m512,
     ) {
         let sat = instr.modifiers().sat;
-        map::<L, u32, N, K>(srcs, dst, |group| {
-            let r = op(each(group, |g| f32x16::from_bits(u32x16::new(g))));
-            nan_and_sat(f32x16::from(r).to_bits(), sat)
-        });
+        map::<L, u32, N, K>(
+            srcs,
+            dst,
+            #[inline(always)]
+            |group| {
+                let r = op(each(group, |g| f32x16::from_bits(u32x16::new(g))));
+                nan_and_sat(f32x16::from(r).to_bits(), sat)
+            },
+        );
     }
 
     /// The same with `.ftz` (module documentation): `op` on the flushed operands, tiny results
@@ -327,16 +347,21 @@ mod embedded {
         let sat = instr.modifiers().sat;
         // 2^-126, the smallest normal magnitude.
         let (sign, min_normal) = (u32x16::splat(F32.sign_bit() as u32), u32x16::splat(1 << F32.frac_bits()));
-        map::<L, u32, N, K>(srcs, dst, |group| {
-            let r = op(each(group, |g| f32x16::from_bits(flush_f32(u32x16::new(g)))));
-            let r = f32x16::from(r).to_bits();
-            let magnitude = r & !sign;
-            if R != imm::RZ && magnitude.simd_eq(min_normal).any() {
-                return lanes(group, sat);
-            }
-            let tiny = magnitude.simd_lt(min_normal);
-            nan_and_sat((tiny & r & sign) | (!tiny & r), sat)
-        });
+        map::<L, u32, N, K>(
+            srcs,
+            dst,
+            #[inline(always)]
+            |group| {
+                let r = op(each(group, |g| f32x16::from_bits(flush_f32(u32x16::new(g)))));
+                let r = f32x16::from(r).to_bits();
+                let magnitude = r & !sign;
+                if R != imm::RZ && magnitude.simd_eq(min_normal).any() {
+                    return lanes(group, sat);
+                }
+                let tiny = magnitude.simd_lt(min_normal);
+                nan_and_sat((tiny & r & sign) | (!tiny & r), sat)
+            },
+        );
     }
 
     /// The portable path's `$f::<G…, R, true>` for the direction of the immediate `$imm`.
@@ -355,19 +380,43 @@ mod embedded {
     // (`select`), whose loop is compiled with it, and the intrinsics only compute.
 
     fn add<L: Isa, const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
-        eval::<L, 2>(instr, srcs, dst, |[a, b]| unsafe { _mm512_add_round_ps::<R>(a.into(), b.into()) });
+        eval::<L, 2>(
+            instr,
+            srcs,
+            dst,
+            #[inline(always)]
+            |[a, b]| unsafe { _mm512_add_round_ps::<R>(a.into(), b.into()) },
+        );
     }
 
     fn sub<L: Isa, const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
-        eval::<L, 2>(instr, srcs, dst, |[a, b]| unsafe { _mm512_sub_round_ps::<R>(a.into(), b.into()) });
+        eval::<L, 2>(
+            instr,
+            srcs,
+            dst,
+            #[inline(always)]
+            |[a, b]| unsafe { _mm512_sub_round_ps::<R>(a.into(), b.into()) },
+        );
     }
 
     fn mul<L: Isa, const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
-        eval::<L, 2>(instr, srcs, dst, |[a, b]| unsafe { _mm512_mul_round_ps::<R>(a.into(), b.into()) });
+        eval::<L, 2>(
+            instr,
+            srcs,
+            dst,
+            #[inline(always)]
+            |[a, b]| unsafe { _mm512_mul_round_ps::<R>(a.into(), b.into()) },
+        );
     }
 
     fn fma<L: Isa, const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
-        eval::<L, 3>(instr, srcs, dst, |[a, b, c]| unsafe { _mm512_fmadd_round_ps::<R>(a.into(), b.into(), c.into()) });
+        eval::<L, 3>(
+            instr,
+            srcs,
+            dst,
+            #[inline(always)]
+            |[a, b, c]| unsafe { _mm512_fmadd_round_ps::<R>(a.into(), b.into(), c.into()) },
+        );
     }
 
     fn add_ftz<L: Isa, const R: i32>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
@@ -376,6 +425,7 @@ mod embedded {
             instr,
             srcs,
             dst,
+            #[inline(always)]
             |[a, b]| unsafe { _mm512_add_round_ps::<R>(a.into(), b.into()) },
             |[a, b], sat| lanes(a, b, sat),
         );
@@ -390,6 +440,7 @@ mod embedded {
             instr,
             srcs,
             dst,
+            #[inline(always)]
             |[a, b]| unsafe { _mm512_sub_round_ps::<R>(a.into(), b.into()) },
             |[a, b], sat| lanes(a, each(b, |w| w ^ negate), sat),
         );
@@ -401,6 +452,7 @@ mod embedded {
             instr,
             srcs,
             dst,
+            #[inline(always)]
             |[a, b]| unsafe { _mm512_mul_round_ps::<R>(a.into(), b.into()) },
             |[a, b], sat| lanes(a, b, sat),
         );
@@ -412,6 +464,7 @@ mod embedded {
             instr,
             srcs,
             dst,
+            #[inline(always)]
             |[a, b, c]| unsafe { _mm512_fmadd_round_ps::<R>(a.into(), b.into(), c.into()) },
             |[a, b, c], sat| lanes(a, b, c, sat),
         );

@@ -63,27 +63,52 @@ fn with_nan_rule<const K: usize>(ops: [u64x8; K], r: f64x8) -> [u64; N] {
 /// `dst[i] = op(srcs[0][i], …)` with the NaN rule, eight lanes at a time.
 #[inline(always)]
 pub(super) fn eval<L: Isa, const K: usize>(srcs: &[&[u64]], dst: &mut [u64], op: impl Fn([f64x8; K]) -> __m512d) {
-    map::<L, u64, N, K>(srcs, dst, |group| {
-        let words = each(group, u64x8::new);
-        with_nan_rule(words, op(each(words, f64x8::from_bits)).into())
-    });
+    map::<L, u64, N, K>(
+        srcs,
+        dst,
+        #[inline(always)]
+        |group| {
+            let words = each(group, u64x8::new);
+            with_nan_rule(words, op(each(words, f64x8::from_bits)).into())
+        },
+    );
 }
 
 // SAFETY (the four intrinsics below): these kernels are selected only for a level with AVX-512,
 // whose loop is compiled with it, and the intrinsics only compute.
 
 fn add<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-    eval::<L, 2>(srcs, dst, |[a, b]| unsafe { _mm512_add_round_pd::<R>(a.into(), b.into()) });
+    eval::<L, 2>(
+        srcs,
+        dst,
+        #[inline(always)]
+        |[a, b]| unsafe { _mm512_add_round_pd::<R>(a.into(), b.into()) },
+    );
 }
 
 fn sub<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-    eval::<L, 2>(srcs, dst, |[a, b]| unsafe { _mm512_sub_round_pd::<R>(a.into(), b.into()) });
+    eval::<L, 2>(
+        srcs,
+        dst,
+        #[inline(always)]
+        |[a, b]| unsafe { _mm512_sub_round_pd::<R>(a.into(), b.into()) },
+    );
 }
 
 fn mul<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-    eval::<L, 2>(srcs, dst, |[a, b]| unsafe { _mm512_mul_round_pd::<R>(a.into(), b.into()) });
+    eval::<L, 2>(
+        srcs,
+        dst,
+        #[inline(always)]
+        |[a, b]| unsafe { _mm512_mul_round_pd::<R>(a.into(), b.into()) },
+    );
 }
 
 fn fma<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-    eval::<L, 3>(srcs, dst, |[a, b, c]| unsafe { _mm512_fmadd_round_pd::<R>(a.into(), b.into(), c.into()) });
+    eval::<L, 3>(
+        srcs,
+        dst,
+        #[inline(always)]
+        |[a, b, c]| unsafe { _mm512_fmadd_round_pd::<R>(a.into(), b.into(), c.into()) },
+    );
 }

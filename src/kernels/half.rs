@@ -119,7 +119,7 @@ mod f16c {
     };
 
     use super::flush_tiny;
-    use crate::kernels::lanes::{build, each, join};
+    use crate::kernels::lanes::{each, join};
     use crate::kernels::level::Isa;
     use crate::kernels::simd::{f32x16, f32x8, u16x16, u16x8, u32x16};
 
@@ -129,12 +129,9 @@ mod f16c {
         if L::AVX512 {
             return f32x16::from(unsafe { _mm512_cvtph_ps(h.into()) });
         }
-        let h = h.to_array();
-        let half = |at: usize| {
-            let half = u16x8::new(build(|i| h[at + i]));
-            f32x8::from(unsafe { _mm256_cvtph_ps(half.into()) }).to_array()
-        };
-        f32x16::new(join(half(0), half(8)))
+        let [lo, hi]: [u16x8; 2] = bytemuck::cast(h);
+        let (lo, hi) = unsafe { (_mm256_cvtph_ps(lo.into()), _mm256_cvtph_ps(hi.into())) };
+        f32x16::new(join(f32x8::from(lo).to_array(), f32x8::from(hi).to_array()))
     }
 
     /// `x` (exact, or rounded to odd in f32) rounded to nearest f16; a NaN comes out as some
@@ -145,12 +142,14 @@ mod f16c {
         if L::AVX512 {
             return u32x16::from(u16x16::from(unsafe { _mm512_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(x.into()) }));
         }
-        let x = x.to_array();
-        let half = |at: usize| {
-            let half = f32x8::new(build(|i| x[at + i]));
-            u16x8::from(unsafe { _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(half.into()) }).to_array()
+        let [lo, hi]: [f32x8; 2] = bytemuck::cast(x);
+        let (lo, hi) = unsafe {
+            (
+                _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(lo.into()),
+                _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(hi.into()),
+            )
         };
-        u32x16::new(each(join(half(0), half(8)), u32::from))
+        u32x16::new(each(join(u16x8::from(lo).to_array(), u16x8::from(hi).to_array()), u32::from))
     }
 }
 
@@ -334,24 +333,39 @@ fn clamp<H: Half, const K: usize>(instr: &Instr, ops: [[u16; N]; K], r: u32x16) 
 /// `add` and `sub` (`a + (−b)`; a NaN result is canonical whatever the sign of `b`).
 fn add<L: Isa, H: Half, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
     let negate = if instr.opcode() == Opcode::Sub { H::FMT.sign_bit() as u16 } else { 0 };
-    map::<L, u16, N, 2>(srcs, dst, |[a, b]| {
-        let s = H::widen::<L>(flush::<H, FTZ>(a)) + H::widen::<L>(flush::<H, FTZ>(each(b, |w| w ^ negate)));
-        clamp::<H, 2>(instr, [a, b], H::round::<L, FTZ>(s, None))
-    });
+    map::<L, u16, N, 2>(
+        srcs,
+        dst,
+        #[inline(always)]
+        |[a, b]| {
+            let s = H::widen::<L>(flush::<H, FTZ>(a)) + H::widen::<L>(flush::<H, FTZ>(each(b, |w| w ^ negate)));
+            clamp::<H, 2>(instr, [a, b], H::round::<L, FTZ>(s, None))
+        },
+    );
 }
 
 /// `mul`: the product is exact in the lanes.
 fn mul<L: Isa, H: Half, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
-    map::<L, u16, N, 2>(srcs, dst, |[a, b]| {
-        let p = H::widen::<L>(flush::<H, FTZ>(a)) * H::widen::<L>(flush::<H, FTZ>(b));
-        clamp::<H, 2>(instr, [a, b], H::round::<L, FTZ>(p, None))
-    });
+    map::<L, u16, N, 2>(
+        srcs,
+        dst,
+        #[inline(always)]
+        |[a, b]| {
+            let p = H::widen::<L>(flush::<H, FTZ>(a)) * H::widen::<L>(flush::<H, FTZ>(b));
+            clamp::<H, 2>(instr, [a, b], H::round::<L, FTZ>(p, None))
+        },
+    );
 }
 
 /// `fma`: the exact product, TwoSum with `c`, one rounding (levels without AVX-512; see
 /// [`embedded`] for the others, and [`fused`] for bf16 where the level has FMA).
 fn fma<L: Isa, H: Half, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
-    map::<L, u16, N, 3>(srcs, dst, |abc| fma_group::<L, H, FTZ>(instr, abc));
+    map::<L, u16, N, 3>(
+        srcs,
+        dst,
+        #[inline(always)]
+        |abc| fma_group::<L, H, FTZ>(instr, abc),
+    );
 }
 
 /// [`fma`] of sixteen operand triples.
@@ -375,26 +389,36 @@ fn bf16_lanes(h: [u16; N]) -> f32x16 {
 /// rounds to nearest.
 fn add_bf16<L: Isa>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
     let negate = if instr.opcode() == Opcode::Sub { Format::BF16.sign_bit() as u16 } else { 0 };
-    map::<L, u16, N, 2>(srcs, dst, |[a, b]| {
-        let (x, y) = (bf16_lanes(a), bf16_lanes(each(b, |w| w ^ negate)));
-        #[cfg(target_arch = "x86_64")]
-        let s = if L::AVX512 { embedded::sum(x, y) } else { x + y };
-        #[cfg(not(target_arch = "x86_64"))]
-        let s = x + y;
-        clamp::<BF16, 2>(instr, [a, b], nearest_bf16(s.to_bits()))
-    });
+    map::<L, u16, N, 2>(
+        srcs,
+        dst,
+        #[inline(always)]
+        |[a, b]| {
+            let (x, y) = (bf16_lanes(a), bf16_lanes(each(b, |w| w ^ negate)));
+            #[cfg(target_arch = "x86_64")]
+            let s = if L::AVX512 { embedded::sum(x, y) } else { x + y };
+            #[cfg(not(target_arch = "x86_64"))]
+            let s = x + y;
+            clamp::<BF16, 2>(instr, [a, b], nearest_bf16(s.to_bits()))
+        },
+    );
 }
 
 /// bf16 `mul` in f32 lanes, as [`add_bf16`].
 fn mul_bf16<L: Isa>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
-    map::<L, u16, N, 2>(srcs, dst, |[a, b]| {
-        let (x, y) = (bf16_lanes(a), bf16_lanes(b));
-        #[cfg(target_arch = "x86_64")]
-        let p = if L::AVX512 { embedded::product(x, y) } else { x * y };
-        #[cfg(not(target_arch = "x86_64"))]
-        let p = x * y;
-        clamp::<BF16, 2>(instr, [a, b], nearest_bf16(p.to_bits()))
-    });
+    map::<L, u16, N, 2>(
+        srcs,
+        dst,
+        #[inline(always)]
+        |[a, b]| {
+            let (x, y) = (bf16_lanes(a), bf16_lanes(b));
+            #[cfg(target_arch = "x86_64")]
+            let p = if L::AVX512 { embedded::product(x, y) } else { x * y };
+            #[cfg(not(target_arch = "x86_64"))]
+            let p = x * y;
+            clamp::<BF16, 2>(instr, [a, b], nearest_bf16(p.to_bits()))
+        },
+    );
 }
 
 /// bf16 `fma` where the level has FMA but not AVX-512: the fused f32 `s = RN32(a·b + c)`
@@ -419,15 +443,20 @@ mod fused {
     pub(super) fn fma_bf16<L: Isa>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
         let (below_unit, midpoint) = (u32x16::splat(0xFFFF), u32x16::splat(0x8000));
         let exp_mask = u32x16::splat(Format::F32.exp_mask() as u32);
-        map::<L, u16, N, 3>(srcs, dst, |[a, b, c]| {
-            // `mul_add` is one fused VFMADD at a level with FMA.
-            let s = bf16_lanes(a).mul_add(bf16_lanes(b), bf16_lanes(c)).to_bits();
-            let finite = (s & exp_mask).simd_ne(exp_mask);
-            if ((s & below_unit).simd_eq(midpoint) & finite).any() {
-                return fma_group::<L, BF16, false>(instr, [a, b, c]);
-            }
-            clamp::<BF16, 3>(instr, [a, b, c], nearest_bf16(s))
-        });
+        map::<L, u16, N, 3>(
+            srcs,
+            dst,
+            #[inline(always)]
+            |[a, b, c]| {
+                // `mul_add` is one fused VFMADD at a level with FMA.
+                let s = bf16_lanes(a).mul_add(bf16_lanes(b), bf16_lanes(c)).to_bits();
+                let finite = (s & exp_mask).simd_ne(exp_mask);
+                if ((s & below_unit).simd_eq(midpoint) & finite).any() {
+                    return fma_group::<L, BF16, false>(instr, [a, b, c]);
+                }
+                clamp::<BF16, 3>(instr, [a, b, c], nearest_bf16(s))
+            },
+        );
     }
 }
 
@@ -480,18 +509,28 @@ mod embedded {
     }
 
     pub(super) fn fma_bf16<L: Isa>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
-        map::<L, u16, N, 3>(srcs, dst, |[a, b, c]| {
-            let odd = fma_to_odd(widen_bf16(a), widen_bf16(b), widen_bf16(c));
-            clamp::<BF16, 3>(instr, [a, b, c], nearest_bf16(odd))
-        });
+        map::<L, u16, N, 3>(
+            srcs,
+            dst,
+            #[inline(always)]
+            |[a, b, c]| {
+                let odd = fma_to_odd(widen_bf16(a), widen_bf16(b), widen_bf16(c));
+                clamp::<BF16, 3>(instr, [a, b, c], nearest_bf16(odd))
+            },
+        );
     }
 
     pub(super) fn fma_f16<L: Isa, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
         let widen = |h: [u16; N]| F16::widen::<L>(flush::<F16, FTZ>(h)).into();
-        map::<L, u16, N, 3>(srcs, dst, |[a, b, c]| {
-            let odd = fma_to_odd(widen(a), widen(b), widen(c));
-            clamp::<F16, 3>(instr, [a, b, c], F16::round::<L, FTZ>(f32x16::from_bits(odd), None))
-        });
+        map::<L, u16, N, 3>(
+            srcs,
+            dst,
+            #[inline(always)]
+            |[a, b, c]| {
+                let odd = fma_to_odd(widen(a), widen(b), widen(c));
+                clamp::<F16, 3>(instr, [a, b, c], F16::round::<L, FTZ>(f32x16::from_bits(odd), None))
+            },
+        );
     }
 
     /// `x·y + z` rounded to odd at f32's precision, from three fused VFMADDs: where rounding

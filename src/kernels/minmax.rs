@@ -33,21 +33,31 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
 fn minmax<L: Isa, const MIN: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
     let m = instr.modifiers();
     if srcs.len() == 2 {
-        map::<L, u32, N, 2>(srcs, dst, |[a, b]| {
-            let (a, b) = (u32x16::new(a), u32x16::new(b));
-            let r = pick::<MIN>(prepare(a, m), prepare(b, m), m.nan);
-            if m.xorsign {
-                let sign = splat(F32.sign_bit());
-                let nan = nan_f32(r);
-                return <f32x16 as Lanes>::select(nan, r, (r & !sign) | ((a ^ b) & sign)).to_array();
-            }
-            r.to_array()
-        });
+        map::<L, u32, N, 2>(
+            srcs,
+            dst,
+            #[inline(always)]
+            |[a, b]| {
+                let (a, b) = (u32x16::new(a), u32x16::new(b));
+                let r = pick::<MIN>(prepare(a, m), prepare(b, m), m.nan);
+                if m.xorsign {
+                    let sign = splat(F32.sign_bit());
+                    let nan = nan_f32(r);
+                    return <f32x16 as Lanes>::select(nan, r, (r & !sign) | ((a ^ b) & sign)).to_array();
+                }
+                r.to_array()
+            },
+        );
     } else {
-        map::<L, u32, N, 3>(srcs, dst, |[a, b, c]| {
-            let [a, b, c] = each([a, b, c], |x| prepare(u32x16::new(x), m));
-            pick::<MIN>(pick::<MIN>(a, b, m.nan), c, m.nan).to_array()
-        });
+        map::<L, u32, N, 3>(
+            srcs,
+            dst,
+            #[inline(always)]
+            |[a, b, c]| {
+                let [a, b, c] = each([a, b, c], |x| prepare(u32x16::new(x), m));
+                pick::<MIN>(pick::<MIN>(a, b, m.nan), c, m.nan).to_array()
+            },
+        );
     }
 }
 

@@ -1,7 +1,9 @@
-//! SIMD batch kernels written with `wide`, one file per family, and the dispatch that picks
-//! one for an instruction. A kernel evaluates a chunk of buffers and must be bit-identical to
-//! the scalar definition of every instruction it accepts (tests/batch_equivalence_*.rs).
-//! Instructions without a kernel are evaluated by their scalar definition in parallel.
+//! SIMD batch kernels on the array lanes of [`simd`], one file per family, compiled for every
+//! SIMD level of [`level`], and the dispatch that picks one for an instruction at the level
+//! the processor runs. A kernel evaluates a chunk of buffers and must be bit-identical to the
+//! scalar definition of every instruction it accepts at every level
+//! (tests/batch_equivalence_*.rs). Instructions without a kernel are evaluated by their scalar
+//! definition in parallel.
 
 mod div_sqrt;
 mod exact;
@@ -104,9 +106,8 @@ fn select_for<L: Isa>(instr: &Instr, target: Target) -> Option<Kernel> {
     }
     // --- end of exact arithmetic ---
     // --- MUFU-backed f32 approximations: rcp, rsqrt, sqrt, lg2, ex2, sin, cos, tanh .approx
-    // and the SASS MUFU operations (mufu_f32.rs), still written with `wide`, whose width the
-    // build fixes: one copy for every level ---
-    if let Some(kernel) = mufu_f32::select(instr, target) {
+    // and the SASS MUFU operations (mufu_f32.rs) ---
+    if let Some(kernel) = mufu_f32::select::<L>(instr, target) {
         return Some(kernel);
     }
     // --- end of MUFU ---

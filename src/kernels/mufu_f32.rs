@@ -18,15 +18,13 @@
 //! kernel for those operations and run the scalar definition; neither has sm_50's
 //! `sqrt.approx`, which is RCP(RSQ(x)) there (SEMANTICS §1.1).
 
-use bytemuck::cast;
-use wide::{f32x16, f64x8, u64x8};
-
 use super::exact::mul_lanes;
 use super::lanes::{map, nan_f32, Rn};
-use super::level::V1;
+use super::level::Isa;
 use super::mufu_lanes::{
     f32_subnormal_rn, lg2_rz, luts, narrow, pow2, quadrant_word, s, sin_rz, splat, sq, u, widen, Luts, I, U,
 };
+use super::simd::{f32x16, f64x8, u64x8};
 use super::Kernel;
 use crate::ptx::{Instr, Mode, MufuFn, Opcode, Target, Type};
 
@@ -36,10 +34,32 @@ const NAN: u32 = crate::mufu::NAN;
 const ONE: u32 = 0x3F80_0000;
 
 /// The kernel for `instr` on `target`, if it is one of the MUFU-backed f32 instructions.
-pub(super) fn select(instr: &Instr, target: Target) -> Option<Kernel> {
+pub(super) fn select<L: Isa>(instr: &Instr, target: Target) -> Option<Kernel> {
+    // `dst[i] = f(src[i])` (`.SAT` applied with `sat`), sixteen lanes at a time (the loop of
+    // `map`). The lane function is called directly in the loop's closure, which is always
+    // inlined into the level's loop, so that the whole datapath is compiled for the level.
     macro_rules! k {
-        ($f:expr) => {
-            Kernel::W32(|_, srcs, dst| run(srcs[0], dst, $f))
+        ($f:ident) => {
+            Kernel::W32(|_, srcs, dst| {
+                let l = luts();
+                map::<L, u32, 16, 1>(
+                    &[srcs[0]],
+                    dst,
+                    #[inline(always)]
+                    |[x]| $f::<L>(l, U::new(x)).to_array(),
+                )
+            })
+        };
+        (sat $f:ident) => {
+            Kernel::W32(|_, srcs, dst| {
+                let l = luts();
+                map::<L, u32, 16, 1>(
+                    &[srcs[0]],
+                    dst,
+                    #[inline(always)]
+                    |[x]| saturate($f::<L>(l, U::new(x))).to_array(),
+                )
+            })
         };
     }
     if instr.ty() != Type::F32 {
@@ -64,41 +84,34 @@ pub(super) fn select(instr: &Instr, target: Target) -> Option<Kernel> {
         (Opcode::Ex2, Mode::Approx) if float_input => k!(ex2_approx),
         (Opcode::Sin, Mode::Approx) if float_input => k!(sin_approx),
         (Opcode::Cos, Mode::Approx) if float_input => k!(cos_approx),
-        (Opcode::Div, Mode::Approx) if ftz => Kernel::W32(div::<false, true>),
-        (Opcode::Div, Mode::Approx) => Kernel::W32(div::<false, false>),
-        (Opcode::Div, Mode::Full) if ftz => Kernel::W32(div::<true, true>),
-        (Opcode::Div, Mode::Full) => Kernel::W32(div::<true, false>),
+        (Opcode::Div, Mode::Approx) if ftz => Kernel::W32(div::<L, false, true>),
+        (Opcode::Div, Mode::Approx) => Kernel::W32(div::<L, false, false>),
+        (Opcode::Div, Mode::Full) if ftz => Kernel::W32(div::<L, true, true>),
+        (Opcode::Div, Mode::Full) => Kernel::W32(div::<L, true, false>),
         (Opcode::Mufu(func), _) => {
             let sat = instr.modifiers().sat;
             match func {
-                MufuFn::Rcp if sat => k!(|l, x| saturate(rcp(l, x))),
+                MufuFn::Rcp if sat => k!(sat rcp),
                 MufuFn::Rcp => k!(rcp),
-                MufuFn::Rsq if sat => k!(|l, x| saturate(rsq(l, x))),
+                MufuFn::Rsq if sat => k!(sat rsq),
                 MufuFn::Rsq => k!(rsq),
-                MufuFn::Sqrt if sat => k!(|l, x| saturate(sqrt(l, x))),
+                MufuFn::Sqrt if sat => k!(sat sqrt),
                 MufuFn::Sqrt => k!(sqrt),
                 // The catalog has no MUFU.TANH.SAT.
                 MufuFn::Tanh if !sat => k!(tanh),
-                MufuFn::Lg2 if sat => k!(|l, x| saturate(lg2(l, x))),
+                MufuFn::Lg2 if sat => k!(sat lg2),
                 MufuFn::Lg2 => k!(lg2),
-                MufuFn::Ex2 if float_input && sat => k!(|l, x| saturate(ex2(l, x))),
+                MufuFn::Ex2 if float_input && sat => k!(sat ex2),
                 MufuFn::Ex2 if float_input => k!(ex2),
-                MufuFn::Sin if float_input && sat => k!(|l, x| saturate(sin(l, x))),
+                MufuFn::Sin if float_input && sat => k!(sat sin),
                 MufuFn::Sin if float_input => k!(sin),
-                MufuFn::Cos if float_input && sat => k!(|l, x| saturate(cos(l, x))),
+                MufuFn::Cos if float_input && sat => k!(sat cos),
                 MufuFn::Cos if float_input => k!(cos),
                 _ => return None,
             }
         }
         _ => return None,
     })
-}
-
-/// `dst[i] = f(src[i])`, sixteen lanes at a time (the loop of [`map`]).
-#[inline(always)]
-fn run(src: &[u32], dst: &mut [u32], f: impl Fn(&Luts, U) -> U) {
-    let l = luts();
-    map::<V1, u32, 16, 1>(&[src], dst, |[x]| f(l, U::new(x)).to_array());
 }
 
 /// Sign bit, biased exponent and fraction of f32 lanes.
@@ -117,27 +130,27 @@ fn eq(a: U, b: u32) -> U {
 /// carry renormalises by itself); anything below FLT_MIN flushes to +0 (SEMANTICS §5).
 #[inline(always)]
 fn flush(bits: I) -> U {
-    u(bits.simd_lt(I::splat(0x80_0000))).bitselect(U::ZERO, u(bits))
+    u(bits.simd_lt(I::splat(0x80_0000))).select(U::ZERO, u(bits))
 }
 
 /// `.SAT`: NaN and negative results (−0 included) give +0, results above 1 give 1
 /// ([`crate::round::saturate`]). Unsigned, NaNs and negatives are exactly the words above +Inf.
 #[inline(always)]
 fn saturate(r: U) -> U {
-    r.simd_gt(splat(INF)).bitselect(U::ZERO, r.min(splat(ONE)))
+    r.simd_gt(splat(INF)).select(U::ZERO, r.min(splat(ONE)))
 }
 
 /// MUFU.RCP ([`crate::mufu::rcp`]): `q = (interpolation + 0x47E7) >> 15` over xl = frac[15:0]
-/// with `sq(xl << 1)`, biased exponent 253 − e (SEMANTICS §2.2).
+/// with `sq::<L>(xl << 1)`, biased exponent 253 − e (SEMANTICS §2.2).
 #[inline(always)]
-fn rcp(l: &Luts, x: U) -> U {
+fn rcp<L: Isa>(l: &Luts, x: U) -> U {
     let (sign, expo, frac) = fields(x);
     let xl = x & 0xFFFFu32;
-    let (p, y) = l.rcp.interpolate(frac >> 16, xl, sq(xl << 1), 0, 0x47E7);
+    let (p, y) = l.rcp.interpolate::<L>(frac >> 16, xl, sq::<L>(xl << 1), 0, 0x47E7);
     let q = u(p + (y >> 9)) >> 6;
     let r = flush(s((252u32 << 23) - (x & INF) + q)) | sign;
-    let r = eq(expo, 0).bitselect(sign | INF, r);
-    eq(expo, 255).bitselect(eq(frac, 0).bitselect(sign, splat(NAN)), r)
+    let r = eq(expo, 0).select(sign | INF, r);
+    eq(expo, 255).select(eq(frac, 0).select(sign, splat(NAN)), r)
 }
 
 /// The RSQ/SQRT operand (SEMANTICS §2.2): with e the unbiased exponent, the fraction with
@@ -153,82 +166,82 @@ fn root_operand(x: U) -> (U, I) {
 /// `q = (interpolation + 0x7FFF) >> 16`, biased exponent 126 − ⌊e/2⌋; an even power of two
 /// is exact (SEMANTICS §2.2).
 #[inline(always)]
-fn rsq(l: &Luts, x: U) -> U {
+fn rsq<L: Isa>(l: &Luts, x: U) -> U {
     let (sign, expo, _) = fields(x);
     let (f, half) = root_operand(x);
     let xl = f & 0x1_FFFFu32;
-    let (p, y) = l.rsq.interpolate(f >> 17, xl, sq(xl), 2, 0x7FFF);
-    let q = eq(f, 0).bitselect(splat(1 << 24), u(p + (y >> 9)) >> 7);
+    let (p, y) = l.rsq.interpolate::<L>(f >> 17, xl, sq::<L>(xl), 2, 0x7FFF);
+    let q = eq(f, 0).select(splat(1 << 24), u(p + (y >> 9)) >> 7);
     let r = u((125 - half) << 23) + q;
-    let r = eq(expo, 255).bitselect(eq(x, INF).bitselect(U::ZERO, splat(NAN)), r);
-    let r = sign.simd_ne(U::ZERO).bitselect(splat(NAN), r);
-    eq(expo, 0).bitselect(sign | INF, r)
+    let r = eq(expo, 255).select(eq(x, INF).select(U::ZERO, splat(NAN)), r);
+    let r = sign.simd_ne(U::ZERO).select(splat(NAN), r);
+    eq(expo, 0).select(sign | INF, r)
 }
 
 /// MUFU.SQRT ([`crate::mufu::sqrt`]): the RSQ operand and index into its own table,
 /// `q = (interpolation + 2^15) >> 16`, biased exponent 126 + ⌊e/2⌋, never subnormal; an even
 /// power of two is exact; ±0 and subnormals give ±0 (SEMANTICS §2.3 \[UNK\], §5).
 #[inline(always)]
-fn sqrt(l: &Luts, x: U) -> U {
+fn sqrt<L: Isa>(l: &Luts, x: U) -> U {
     let (sign, expo, _) = fields(x);
     let (f, half) = root_operand(x);
     let xl = f & 0x1_FFFFu32;
-    let (p, y) = l.sqrt.interpolate(f >> 17, xl, sq(xl), 0, 0x8000);
-    let q = eq(f, 0).bitselect(splat(1 << 23), u(p + (y >> 9)) >> 7);
+    let (p, y) = l.sqrt.interpolate::<L>(f >> 17, xl, sq::<L>(xl), 0, 0x8000);
+    let q = eq(f, 0).select(splat(1 << 23), u(p + (y >> 9)) >> 7);
     let r = u((half + 126) << 23) + q;
-    let r = eq(expo, 255).bitselect(eq(x, INF).bitselect(splat(INF), splat(NAN)), r);
-    let r = sign.simd_ne(U::ZERO).bitselect(splat(NAN), r);
-    eq(expo, 0).bitselect(sign, r)
+    let r = eq(expo, 255).select(eq(x, INF).select(splat(INF), splat(NAN)), r);
+    let r = sign.simd_ne(U::ZERO).select(splat(NAN), r);
+    eq(expo, 0).select(sign, r)
 }
 
 /// MUFU.TANH ([`crate::mufu::tanh`]) of |x|, the sign copied: for 2^-5 ≤ |x| < 8 the 64-row
 /// table indexed by the low three exponent bits and the top three fraction bits,
-/// `acc = (c0 << 15) + c1·xh + c2·sq(xh)` on xh = frac[19:3], at most 2^32 (1.0) from |x| = 1
+/// `acc = (c0 << 15) + c1·xh + c2·sq::<L>(xh)` on xh = frac[19:3], at most 2^32 (1.0) from |x| = 1
 /// on, rounded to nearest even to 24 bits; smaller |x| passes through unflushed, larger gives
 /// ±1 (SEMANTICS §2.3 \[UNK\], §5).
 #[inline(always)]
-fn tanh(l: &Luts, x: U) -> U {
+fn tanh<L: Isa>(l: &Luts, x: U) -> U {
     let a = x & 0x7FFF_FFFFu32;
     let expo: U = a >> 23;
     // Biased exponents 122..=129 are rows 0..=63; the other lanes are replaced below.
     let idx = ((a >> 20) - (122u32 << 3)) & 63u32;
     let xh = a >> 3 & 0x1_FFFFu32;
-    let (p, y) = l.tanh.interpolate(idx, xh, sq(xh), 0, 0);
+    let (p, y) = l.tanh.interpolate::<L>(idx, xh, sq::<L>(xh), 0, 0);
     // acc = hi·2^9 + lo lies in [2^31, 2^33), and is clamped to 2^32 for biased exponents ≥ 127.
     let (hi, lo) = (u(p + (y >> 9)), u(y) & 511u32);
     let clamp = expo.simd_ge(splat(127)) & hi.simd_ge(splat(1 << 23));
-    let (hi, lo) = (clamp.bitselect(splat(1 << 23), hi), lo & !clamp);
+    let (hi, lo) = (clamp.select(splat(1 << 23), hi), lo & !clamp);
     // The top 32 bits of acc; when acc ≥ 2^32 the bit below them is ORed into bit 0, where it
     // still decides ties. Their low 8 bits t round up when t + lsb > 0x80.
     let big = hi.simd_ge(splat(1 << 23));
-    let w = big.bitselect(hi << 8 | lo >> 1 | lo & 1u32, hi << 9 | lo);
+    let w = big.select(hi << 8 | lo >> 1 | lo & 1u32, hi << 9 | lo);
     let q = (w >> 8) + (((w & 0xFFu32) + (w >> 8 & 1u32) + 0x7Fu32) >> 8);
     // acc·2^(min(e, 0) − 32): biased exponent min(e, 0) + 126, plus one when acc ≥ 2^32.
     let r = ((expo.min(splat(127)) - 2u32 + (big & 1u32)) << 23) + q;
-    let r = a.simd_lt(splat(122 << 23)).bitselect(a, r);
-    let r = a.simd_ge(splat(130 << 23)).bitselect(splat(ONE), r) | (x & SIGN);
-    nan_lanes(x).bitselect(splat(NAN), r)
+    let r = a.simd_lt(splat(122 << 23)).select(a, r);
+    let r = a.simd_ge(splat(130 << 23)).select(splat(ONE), r) | (x & SIGN);
+    nan_f32(x).select(splat(NAN), r)
 }
 
 /// MUFU.EX2 on sm_70+ ([`crate::mufu::ex2`]): the PREEX2 conversion of x to a truncated 7.23
 /// sign-magnitude word, then the EX2 datapath, `q = (interpolation + 0x77E2) >> 15`
 /// (SEMANTICS §2.2, §2.3 \[INF\]).
 #[inline(always)]
-fn ex2(l: &Luts, x: U) -> U {
+fn ex2<L: Isa>(l: &Luts, x: U) -> U {
     let (sign, expo, frac) = fields(x);
     // |x| ≥ 128, ±Inf and NaN: the Inf code, +Inf or +0; NaN.
     let neg = u(s(sign) >> 31);
-    let beyond = nan_lanes(x).bitselect(splat(NAN), neg.bitselect(U::ZERO, splat(INF)));
+    let beyond = nan_f32(x).select(splat(NAN), neg.select(U::ZERO, splat(INF)));
     let big = expo.simd_ge(splat(127 + 7));
     // |x| < 2^-23 truncates to the fixed-point word 0, whose result is ex2(0) = 1. Vectors of
     // such inputs only (most of the f32 patterns) skip the datapath.
     let small = expo.simd_lt(splat(127 - 23));
     if (big | small).all() {
-        return small.bitselect(splat(ONE), beyond);
+        return small.select(splat(ONE), beyond);
     }
     // |x| as a 7.23 fixed-point word, truncated; zero for a zero or subnormal x. Lanes with
     // |x| ≥ 128 are replaced below.
-    let m = eq(expo, 0).bitselect(U::ZERO, frac | 0x80_0000u32);
+    let m = eq(expo, 0).select(U::ZERO, frac | 0x80_0000u32);
     let e = s(expo) - 127;
     let fixed = m.unbounded_shl(u(e)) | m.unbounded_shr(u(-e));
     // A negative word becomes its ones' complement, or its two's complement when the fraction
@@ -236,25 +249,25 @@ fn ex2(l: &Luts, x: U) -> U {
     let g = (fixed ^ neg) + (neg & eq(fixed & 0x7F_FFFFu32, 0) & 1);
     let f = g & 0x7F_FFFFu32;
     let xl = f & 0x1_FFFFu32;
-    let (p, y) = l.ex2.interpolate(f >> 17, xl, sq(xl), 0, 0x77E2);
+    let (p, y) = l.ex2.interpolate::<L>(f >> 17, xl, sq::<L>(xl), 0, 0x77E2);
     let q = u(p + (y >> 9)) >> 6;
     let r = flush((((s(g) >> 23) + 126) << 23) + s(q));
-    big.bitselect(beyond, r)
+    big.select(beyond, r)
 }
 
 /// MUFU.LG2 ([`crate::mufu::lg2`]): `r = (interpolation + 0x3345) >> 2`, log2 of the
 /// significand in units of 2^-36, plus the exponent; a negative sum is replaced by its ones'
 /// complement and the sign, then truncated to 24 bits (SEMANTICS §2.2).
 #[inline(always)]
-fn lg2(l: &Luts, x: U) -> U {
+fn lg2<L: Isa>(l: &Luts, x: U) -> U {
     let (sign, expo, frac) = fields(x);
     let xl = x & 0x1_FFFFu32;
-    let (p, y) = l.lg2.interpolate(frac >> 17, xl, sq(xl), 1, 0x3345);
-    let r = lg2_rz(p, y, s(expo) - 127);
-    let r = eq(x, ONE).bitselect(U::ZERO, r);
-    let r = eq(expo, 255).bitselect(eq(x, INF).bitselect(splat(INF), splat(NAN)), r);
-    let r = sign.simd_ne(U::ZERO).bitselect(splat(NAN), r);
-    eq(expo, 0).bitselect(splat(SIGN | INF), r)
+    let (p, y) = l.lg2.interpolate::<L>(frac >> 17, xl, sq::<L>(xl), 1, 0x3345);
+    let r = lg2_rz::<L>(p, y, s(expo) - 127);
+    let r = eq(x, ONE).select(U::ZERO, r);
+    let r = eq(expo, 255).select(eq(x, INF).select(splat(INF), splat(NAN)), r);
+    let r = sign.simd_ne(U::ZERO).select(splat(NAN), r);
+    eq(expo, 0).select(splat(SIGN | INF), r)
 }
 
 /// The SIN/COS datapath on a quadrant word without special flag ([`crate::mufu::sin_fixed`]):
@@ -262,48 +275,41 @@ fn lg2(l: &Luts, x: U) -> U {
 /// quadrants 2 and 3 negate. The 38-bit interpolation is normalised and truncated to 24 bits
 /// (SEMANTICS §2.2).
 #[inline(always)]
-fn sincos<const COS: bool>(l: &Luts, w: U) -> U {
+fn sincos<L: Isa, const COS: bool>(l: &Luts, w: U) -> U {
     let bit23 = u(s(w << 8) >> 31);
     let (odd, neg) = if COS { (!bit23, ((w << 7) ^ (w << 8)) & SIGN) } else { (bit23, (w ^ (w << 7)) & SIGN) };
     let f = (w ^ odd) & 0x7F_FFFFu32;
     let xl = f & 0x1_FFFFu32;
-    let (p, y) = l.sin.interpolate(f >> 17, xl, sq(xl), 0, 0);
-    sin_rz(p, y) | neg
+    let (p, y) = l.sin.interpolate::<L>(f >> 17, xl, sq::<L>(xl), 0, 0);
+    sin_rz::<L>(p, y) | neg
 }
 
 /// MUFU.SIN on sm_70+, of an angle `t` in turns ([`crate::mufu::sin`], SEMANTICS §2.3 \[INF\]).
 #[inline(always)]
-fn sin(l: &Luts, t: U) -> U {
-    let r = sincos::<false>(l, quadrant_word::<false>(t));
-    is_special(t).bitselect(splat(NAN), r)
+fn sin<L: Isa>(l: &Luts, t: U) -> U {
+    let r = sincos::<L, false>(l, quadrant_word::<L, false>(t));
+    is_special(t).select(splat(NAN), r)
 }
 
 /// MUFU.COS on sm_70+, of an angle `t` in turns ([`crate::mufu::cos`]).
 #[inline(always)]
-fn cos(l: &Luts, t: U) -> U {
-    let r = sincos::<true>(l, quadrant_word::<false>(t));
-    is_special(t).bitselect(splat(NAN), r)
+fn cos<L: Isa>(l: &Luts, t: U) -> U {
+    let r = sincos::<L, true>(l, quadrant_word::<L, false>(t));
+    is_special(t).select(splat(NAN), r)
 }
 
 /// `sin.approx{.ftz}.f32` on sm_70+: MUFU.SIN of `FMUL.RZ(x, 0x3E22F983)` (SEMANTICS §1.1).
 #[inline(always)]
-fn sin_approx(l: &Luts, x: U) -> U {
-    let r = sincos::<false>(l, quadrant_word::<true>(x));
-    is_special(x).bitselect(splat(NAN), r)
+fn sin_approx<L: Isa>(l: &Luts, x: U) -> U {
+    let r = sincos::<L, false>(l, quadrant_word::<L, true>(x));
+    is_special(x).select(splat(NAN), r)
 }
 
 /// `cos.approx{.ftz}.f32` on sm_70+: MUFU.COS of `FMUL.RZ(x, 0x3E22F983)` (SEMANTICS §1.1).
 #[inline(always)]
-fn cos_approx(l: &Luts, x: U) -> U {
-    let r = sincos::<true>(l, quadrant_word::<true>(x));
-    is_special(x).bitselect(splat(NAN), r)
-}
-
-/// Lanes holding a NaN ([`super::lanes::nan_f32`], whose lanes are `super::simd`'s while
-/// these kernels are still written with `wide`).
-#[inline(always)]
-fn nan_lanes(x: U) -> U {
-    U::new(nan_f32(super::simd::u32x16::new(x.to_array())).to_array())
+fn cos_approx<L: Isa>(l: &Luts, x: U) -> U {
+    let r = sincos::<L, true>(l, quadrant_word::<L, true>(x));
+    is_special(x).select(splat(NAN), r)
 }
 
 /// Lanes holding ±Inf or a NaN.
@@ -317,14 +323,14 @@ fn is_special(x: U) -> U {
 /// included, whatever the host's flush-to-zero settings.
 #[inline(always)]
 fn fmul(a: U, b: f32) -> U {
-    cast(cast::<U, f32x16>(a) * f32x16::splat(b))
+    (f32x16::from_bits(a) * b).to_bits()
 }
 
 /// `x·2^-k` of a normal `x` whose product is normal, or of ±Inf: exact, as an exponent
 /// decrement, without host arithmetic (whose subnormal operands in unused lanes would be slow).
 #[inline(always)]
 fn scale_down(x: U, k: u32) -> U {
-    is_special(x).bitselect(x, x - (k << 23))
+    is_special(x).select(x, x - (k << 23))
 }
 
 /// `x·2^24` for a zero or subnormal `x`, exactly and without subnormal host arithmetic: the
@@ -332,8 +338,8 @@ fn scale_down(x: U, k: u32) -> U {
 #[inline(always)]
 fn scale_up_24(x: U) -> U {
     let frac = x & 0x7F_FFFFu32;
-    let f = u(cast(f32x16::from_i32x16(s(frac))));
-    (x & SIGN) | eq(frac, 0).bitselect(U::ZERO, f - (125 << 23))
+    let f = f32x16::from_i32(s(frac)).to_bits();
+    (x & SIGN) | eq(frac, 0).select(U::ZERO, f - (125 << 23))
 }
 
 /// Lanes with 2^126 < |x| ≤ +Inf.
@@ -352,26 +358,29 @@ fn tiny(x: U) -> U {
 /// results below FLT_MIN: the exact f64 value (f32 bits → f64 bits), scaled so that the unit is
 /// the subnormal spacing 2^-149, rounded by [`f32_subnormal_rn`].
 #[inline(always)]
-fn below_flt_min_rn<const SQUARE: bool>(r: U, k: i32) -> U {
-    let half = |bits: u64x8| {
-        let wide = bits.simd_eq(u64x8::ZERO).bitselect(u64x8::ZERO, (bits << 29) + ((1023u64 - 127) << 52));
-        let v: f64x8 = cast(wide);
-        let v = if SQUARE { v * v } else { v };
-        f32_subnormal_rn(v * f64x8::splat(pow2(149 + k)))
-    };
-    let [lo, hi] = widen(r);
-    narrow([half(lo), half(hi)])
+fn below_flt_min_rn<L: Isa, const SQUARE: bool>(r: U, k: i32) -> U {
+    let [lo, hi] = widen::<L>(r);
+    narrow::<L>([below_flt_min_half::<SQUARE>(lo, k), below_flt_min_half::<SQUARE>(hi, k)])
+}
+
+/// [`below_flt_min_rn`] of eight f32 encodings widened to u64 lanes.
+#[inline(always)]
+fn below_flt_min_half<const SQUARE: bool>(bits: u64x8, k: i32) -> u64x8 {
+    let wide = bits.simd_eq(u64x8::ZERO).select(u64x8::ZERO, (bits << 29) + ((1023u64 - 127) << 52));
+    let v = f64x8::from_bits(wide);
+    let v = if SQUARE { v * v } else { v };
+    f32_subnormal_rn(v * f64x8::splat(pow2(149 + k)))
 }
 
 /// `rcp.approx.f32`: `s·MUFU.RCP(x·s)` with s = 2^24 for |x| < FLT_MIN, 0.25 for
 /// |x| > 2^126, else 1 (SEMANTICS §1.1). The 0.25 branch rounds MUFU's result once more,
 /// into the subnormal range.
 #[inline(always)]
-fn rcp_approx(l: &Luts, x: U) -> U {
+fn rcp_approx<L: Isa>(l: &Luts, x: U) -> U {
     let (tiny, huge) = (tiny(x), huge(x));
-    let r = rcp(l, tiny.bitselect(scale_up_24(x), huge.bitselect(scale_down(x, 2), x)));
-    let quarter = below_flt_min_rn::<false>(r & 0x7FFF_FFFFu32, -2) | (r & SIGN);
-    tiny.bitselect(fmul(r, 16_777_216.0), huge.bitselect(quarter, r))
+    let r = rcp::<L>(l, tiny.select(scale_up_24(x), huge.select(scale_down(x, 2), x)));
+    let quarter = below_flt_min_rn::<L, false>(r & 0x7FFF_FFFFu32, -2) | (r & SIGN);
+    tiny.select(fmul(r, 16_777_216.0), huge.select(quarter, r))
 }
 
 /// The non-`.ftz` sequence of `rsqrt`, `sqrt` and `lg2` (SEMANTICS §1.1, `scaled` in
@@ -379,38 +388,59 @@ fn rcp_approx(l: &Luts, x: U) -> U {
 #[inline(always)]
 fn scaled(l: &Luts, x: U, unit: impl Fn(&Luts, U) -> U, fix: impl Fn(U) -> U) -> U {
     let tiny = tiny(x);
-    let r = unit(l, tiny.bitselect(scale_up_24(x), x));
-    tiny.bitselect(fix(r), r)
+    let r = unit(l, tiny.select(scale_up_24(x), x));
+    tiny.select(fix(r), r)
 }
 
 /// `rsqrt.approx.f32`: for |x| < FLT_MIN, `MUFU.RSQ(x·2^24)·4096` (SEMANTICS §1.1).
 #[inline(always)]
-fn rsqrt_approx(l: &Luts, x: U) -> U {
-    scaled(l, x, rsq, |r| fmul(r, 4096.0))
+fn rsqrt_approx<L: Isa>(l: &Luts, x: U) -> U {
+    scaled(
+        l,
+        x,
+        #[inline(always)]
+        |l, x| rsq::<L>(l, x),
+        #[inline(always)]
+        |r| fmul(r, 4096.0),
+    )
 }
 
 /// `sqrt.approx.f32` on sm_52+: for |x| < FLT_MIN, `MUFU.SQRT(x·2^24)·2^-12` (SEMANTICS §1.1).
 /// MUFU.SQRT's results are zero or at least 2^-63, so the product is never subnormal.
 #[inline(always)]
-fn sqrt_approx(l: &Luts, x: U) -> U {
-    scaled(l, x, sqrt, |r| fmul(r, 1.0 / 4096.0))
+fn sqrt_approx<L: Isa>(l: &Luts, x: U) -> U {
+    scaled(
+        l,
+        x,
+        #[inline(always)]
+        |l, x| sqrt::<L>(l, x),
+        #[inline(always)]
+        |r| fmul(r, 1.0 / 4096.0),
+    )
 }
 
 /// `lg2.approx.f32`: for |x| < FLT_MIN, `MUFU.LG2(x·2^24) + (−24)` (SEMANTICS §1.1).
 #[inline(always)]
-fn lg2_approx(l: &Luts, x: U) -> U {
-    scaled(l, x, lg2, |r| cast(cast::<U, f32x16>(r) + f32x16::splat(-24.0)))
+fn lg2_approx<L: Isa>(l: &Luts, x: U) -> U {
+    scaled(
+        l,
+        x,
+        #[inline(always)]
+        |l, x| lg2::<L>(l, x),
+        #[inline(always)]
+        |r| (f32x16::from_bits(r) + -24.0).to_bits(),
+    )
 }
 
 /// `ex2.approx.f32` on sm_70+: for x < −126, `MUFU.EX2(x·0.5)` squared by a non-FTZ FMUL,
 /// whose result is subnormal or zero (SEMANTICS §1.1). NaN goes straight to MUFU, which gives
 /// the canonical NaN either way.
 #[inline(always)]
-fn ex2_approx(l: &Luts, x: U) -> U {
+fn ex2_approx<L: Isa>(l: &Luts, x: U) -> U {
     // −Inf ≤ x < −126: the words 0xC2FC_0001..=0xFF80_0000.
     let low = (x - 0xC2FC_0001u32).simd_lt(splat(0xFF80_0000 - 0xC2FC_0000));
-    let r = ex2(l, low.bitselect(scale_down(x, 1), x));
-    low.bitselect(below_flt_min_rn::<true>(r, 0), r)
+    let r = ex2::<L>(l, low.select(scale_down(x, 1), x));
+    low.select(below_flt_min_rn::<L, true>(r, 0), r)
 }
 
 /// `div.approx` (`FULL` false) and `div.full`, with and without `.ftz` ([`crate::ptx::lower`],
@@ -418,22 +448,34 @@ fn ex2_approx(l: &Luts, x: U) -> U {
 /// 1/4 where |b| > 2^126, and without `.ftz` both are scaled by 2^24 where b is below FLT_MIN
 /// (zero or subnormal; the sequence scales a NaN b too, which gives the canonical NaN either
 /// way).
-fn div<const FULL: bool, const FTZ: bool>(_: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+fn div<L: Isa, const FULL: bool, const FTZ: bool>(_: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
     let l = luts();
-    let fmul = |a: U, b: U| U::new(mul_lanes::<Rn, FTZ>(a.to_array(), b.to_array(), false));
-    map::<V1, u32, 16, 2>(srcs, dst, |[a, b]| {
-        let (mut a, mut b) = (U::new(a), U::new(b));
-        // Where `lanes` hold, both operands times `factor`.
-        let scale = |lanes: U, factor: U, (a, b): (U, U)| {
-            (lanes.bitselect(fmul(a, factor), a), lanes.bitselect(fmul(b, factor), b))
-        };
-        let (huge, tiny) = (huge(b), tiny(b));
-        if FULL {
-            (a, b) = scale(huge, splat(0x3E80_0000), (a, b));
-        }
-        if !FTZ {
-            (a, b) = scale(tiny, splat(0x4B80_0000), (a, b));
-        }
-        fmul(rcp(l, b), a).to_array()
-    });
+    map::<L, u32, 16, 2>(
+        srcs,
+        dst,
+        #[inline(always)]
+        |[a, b]| {
+            let (mut a, mut b) = (U::new(a), U::new(b));
+            let (huge, tiny) = (huge(b), tiny(b));
+            if FULL {
+                (a, b) = scale_both::<FTZ>(huge, splat(0x3E80_0000), (a, b));
+            }
+            if !FTZ {
+                (a, b) = scale_both::<FTZ>(tiny, splat(0x4B80_0000), (a, b));
+            }
+            fmul_rn::<FTZ>(rcp::<L>(l, b), a).to_array()
+        },
+    );
+}
+
+/// The FMUL(.FTZ) of the `div` sequences: `mul.rn{.ftz}.f32` of the lanes.
+#[inline(always)]
+fn fmul_rn<const FTZ: bool>(a: U, b: U) -> U {
+    U::new(mul_lanes::<Rn, FTZ>(a.to_array(), b.to_array(), false))
+}
+
+/// Where `lanes` hold, both operands times `factor` by [`fmul_rn`].
+#[inline(always)]
+fn scale_both<const FTZ: bool>(lanes: U, factor: U, (a, b): (U, U)) -> (U, U) {
+    (lanes.select(fmul_rn::<FTZ>(a, factor), a), lanes.select(fmul_rn::<FTZ>(b, factor), b))
 }

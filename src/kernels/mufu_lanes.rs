@@ -6,37 +6,33 @@
 //! `(c0 << s0) + c1·xl + (c2·sq << s2) + k` is split into two i32 parts `p·2^9 + y` whose
 //! products are exact 16×16-bit multiply-adds (`pmaddwd`).
 //!
-//! Some steps have an AVX-512 or AVX2 form beside the portable one, chosen at compile time;
-//! all are exact, so the bits never depend on the build or the lane count (CI runs the
-//! equivalence tests in a baseline x86-64 build too):
-//! - table lookups: AVX-512 permutes (VBMI byte permutes for the 128-row tables), else
-//!   per-lane indexing (one 64-bit load per lane holding both words of its row);
-//! - the truncated squarer: per-lane 16-bit shifts with AVX-512BW, else shifts by constants
-//!   on sixteen 16-bit lanes (AVX2);
+//! Some steps have an AVX-512 or AVX2 form beside the portable one, chosen by the level `L`
+//! ([`super::level`]); all are exact, so the bits never depend on the level (the equivalence
+//! tests run every level the machine has):
+//! - table lookups: AVX-512 permutes, else per-lane indexing (one 64-bit load per lane
+//!   holding both words of its row);
+//! - the truncated squarer: shifts by constants on sixteen 16-bit lanes with AVX2 and
+//!   AVX-512, the scalar squarer per lane at the baseline;
 //! - the float-to-fixed conversion of SIN/COS and the final normalise-and-truncate of SIN/COS
 //!   and LG2: AVX-512 conversions with embedded round-toward-zero, `vreduceps` and
 //!   `vscalefps`, else integer shifts and exact f64 arithmetic;
 //! - moving between 32- and 64-bit lanes ([`narrow`], [`widen`]): in-lane shuffles with AVX2.
 //!
 //! No host floating-point operation ever sees a subnormal operand or result
-//! (AVX-512 builds zero such lanes first where they cannot matter), so flush-to-zero settings
-//! cannot change a result and no lane takes a microcode assist.
+//! (the AVX-512 forms zero such lanes first where they cannot matter), so flush-to-zero
+//! settings cannot change a result and no lane takes a microcode assist.
+//!
+//! SAFETY (every intrinsic below): a function's AVX-512 or AVX2 branch runs only when its
+//! level has that instruction set (`L::AVX512`, `L::AVX2`), and the kernel loop it is inlined
+//! into is compiled with it ([`super::level::Isa::groups`]); the intrinsics only compute.
 
 use std::sync::LazyLock;
 
 use bytemuck::cast;
-#[cfg(target_feature = "avx512dq")]
-use wide::f32x16;
-#[cfg(not(target_feature = "avx512dq"))]
-use wide::i32x8;
-#[cfg(not(all(target_feature = "avx2", not(target_feature = "avx512bw"))))]
-use wide::u16x32;
-#[cfg(not(all(target_feature = "avx2", not(target_feature = "avx512f"))))]
-use wide::ShuffleExt;
-use wide::{f64x8, i16x32, i32x16, u32x16, u64x8};
 
-#[cfg(not(target_feature = "avx512dq"))]
-use super::lanes::{each, join};
+use super::lanes::{build, each, join};
+use super::level::Isa;
+use super::simd::{f64x8, i32x16, i32x8, u32x16, u64x8};
 use crate::mufu::{sqrt, tables, tanh, Row};
 
 pub(super) type U = u32x16;
@@ -45,13 +41,13 @@ pub(super) type I = i32x16;
 /// Reinterpret unsigned lanes as signed.
 #[inline(always)]
 pub(super) fn s(v: U) -> I {
-    cast(v)
+    v.cast_signed()
 }
 
 /// Reinterpret signed lanes as unsigned.
 #[inline(always)]
 pub(super) fn u(v: I) -> U {
-    cast(v)
+    v.cast_unsigned()
 }
 
 #[inline(always)]
@@ -59,29 +55,50 @@ pub(super) fn splat(v: u32) -> U {
     U::splat(v)
 }
 
-/// `a.lo·b.lo + a.hi·b.hi` per 32-bit lane, the 16-bit halves taken as signed (`pmaddwd`).
+/// `a.lo·b.lo + a.hi·b.hi` per 32-bit lane, the 16-bit halves taken as signed (`pmaddwd`,
+/// one instruction per register at every x86-64 level).
 #[inline(always)]
-pub(super) fn madd(a: U, b: U) -> I {
-    cast::<U, i16x32>(a).dot(cast(b))
+pub(super) fn madd<L: Isa>(a: U, b: U) -> I {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        if L::AVX512 {
+            return unsafe { _mm512_madd_epi16(a.into(), b.into()) }.into();
+        }
+        if L::AVX2 {
+            let (a, b): ([__m256i; 2], [__m256i; 2]) = (cast(a), cast(b));
+            return cast(unsafe { [_mm256_madd_epi16(a[0], b[0]), _mm256_madd_epi16(a[1], b[1])] });
+        }
+        let (a, b): ([__m128i; 4], [__m128i; 4]) = (cast(a), cast(b));
+        // SAFETY: SSE2 is part of every x86-64 target.
+        cast(unsafe {
+            [
+                _mm_madd_epi16(a[0], b[0]),
+                _mm_madd_epi16(a[1], b[1]),
+                _mm_madd_epi16(a[2], b[2]),
+                _mm_madd_epi16(a[3], b[3]),
+            ]
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    cast::<U, super::simd::i16x32>(a).dot(cast(b))
 }
-
 /// One SFU table (SEMANTICS §2.2) as two words per row:
 /// `w0 = c0 << (s0 − 9)` and `w1 = (c1 >> 4) << 16 | (c2 & 0xFFF) << 4 | (c1 & 15)`.
 /// The low and high halves of `w1 & 0xFFFF_000F` are the two pieces of c1 that one `pmaddwd`
 /// with `[x, 16x]` recombines into c1·x; bits 4..15 hold c2. The ranges this relies on
 /// (c0 < 2^26, −2^15 ≤ c1 >> 4 < 2^15, −2^11 ≤ c2 < 2^11) are checked when the layout is built.
+/// Both layouts are kept: vectors of 16 rows for the AVX-512 permutes, and row i as
+/// `w0 | w1 << 32` for per-lane loads (the 64-row tables use the first half).
 pub(super) struct Coeffs<const V: usize> {
-    #[cfg(target_feature = "avx512f")]
-    w0: Column<V>,
-    #[cfg(target_feature = "avx512f")]
-    w1: Column<V>,
-    /// Row i as `w0 | w1 << 32`; the 64-row tables use the first half.
-    #[cfg(not(target_feature = "avx512f"))]
+    w0: [U; V],
+    w1: [U; V],
     rows: [u64; 128],
 }
 
 impl<const V: usize> Coeffs<V> {
     fn new(rows: &[Row], s0: u32) -> Coeffs<V> {
+        assert_eq!(rows.len(), 16 * V);
         let mut w0 = vec![];
         let mut w1 = vec![];
         for &[c0, c1, c2] in rows {
@@ -91,38 +108,46 @@ impl<const V: usize> Coeffs<V> {
             w0.push((c0 as u32) << (s0 - 9));
             w1.push(((c1 >> 4) as u32) << 16 | ((c2 as u32) & 0xFFF) << 4 | (c1 as u32) & 15);
         }
-        #[cfg(target_feature = "avx512f")]
-        return Coeffs { w0: Column::new(&w0), w1: Column::new(&w1) };
-        #[cfg(not(target_feature = "avx512f"))]
-        {
-            assert_eq!(rows.len(), 16 * V);
-            let mut table = [0; 128];
-            for (t, (&w0, &w1)) in table.iter_mut().zip(w0.iter().zip(&w1)) {
-                *t = u64::from(w1) << 32 | u64::from(w0);
-            }
-            Coeffs { rows: table }
+        let vectors = |words: &[u32]| std::array::from_fn(|i| U::new(words[16 * i..][..16].try_into().unwrap()));
+        let mut table = [0; 128];
+        for (t, (&w0, &w1)) in table.iter_mut().zip(w0.iter().zip(&w1)) {
+            *t = u64::from(w1) << 32 | u64::from(w0);
         }
+        Coeffs { w0: vectors(&w0), w1: vectors(&w1), rows: table }
     }
 
     /// `(w0, w1)` of row `idx` per lane (`idx < 16·V`).
-    #[cfg(target_feature = "avx512f")]
     #[inline(always)]
-    fn words(&self, idx: U) -> (U, U) {
-        (self.w0.get(idx), self.w1.get(idx))
+    fn words<L: Isa>(&self, idx: U) -> (U, U) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if L::AVX512 {
+                return (permute(&self.w0, idx), permute(&self.w1, idx));
+            }
+            if L::AVX2 {
+                return self.words_avx2(idx);
+            }
+        }
+        let (mut w0, mut w1) = ([0; 16], [0; 16]);
+        for ((w0, w1), i) in w0.iter_mut().zip(&mut w1).zip(idx.to_array()) {
+            let row = self.rows[i as usize];
+            (*w0, *w1) = (row as u32, (row >> 32) as u32);
+        }
+        (U::new(w0), U::new(w1))
     }
 
-    /// `(w0, w1)` of row `idx` per lane (`idx < 16·V`): each row's two words by one scalar
-    /// 64-bit load, then split. AVX2 gathers cost more here than the scalar loads, whose index
-    /// arithmetic runs on the integer units the vector code leaves idle.
-    #[cfg(all(target_feature = "avx2", not(target_feature = "avx512f")))]
+    /// [`Coeffs::words`] with AVX2: each row's two words by one scalar 64-bit load, then
+    /// split. AVX2 gathers cost more here than the scalar loads, whose index arithmetic runs on
+    /// the integer units the vector code leaves idle.
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    fn words(&self, idx: U) -> (U, U) {
+    fn words_avx2(&self, idx: U) -> (U, U) {
         use std::arch::x86_64::*;
-        let row = |pair: i64, high: bool| self.rows[(if high { pair >> 32 } else { pair } & 0x7F) as usize] as i64;
-        let half = |idx: wide::u32x8| -> (wide::u32x8, wide::u32x8) {
-            // SAFETY: the build enables AVX2 (the cfg above), and these intrinsics only compute.
+        /// The rows of eight lanes' indices.
+        #[inline(always)]
+        fn half(rows: &[u64; 128], idx: __m256i) -> (__m256i, __m256i) {
+            let row = |pair: i64, high: bool| rows[(if high { pair >> 32 } else { pair } & 0x7F) as usize] as i64;
             unsafe {
-                let idx = __m256i::from(idx);
                 let (lo, hi) = (_mm256_castsi256_si128(idx), _mm256_extracti128_si256::<1>(idx));
                 let pairs = [
                     _mm_cvtsi128_si64(lo),
@@ -130,30 +155,18 @@ impl<const V: usize> Coeffs<V> {
                     _mm_cvtsi128_si64(hi),
                     _mm_extract_epi64::<1>(hi),
                 ];
-                let r: [i64; 8] = std::array::from_fn(|k| row(pairs[k / 2], k % 2 == 1));
+                let r: [i64; 8] = build(|k| row(pairs[k / 2], k % 2 == 1));
                 // Rows 0, 1, 4, 5 and 2, 3, 6, 7: the in-lane shuffles below then give lane order.
                 let a = _mm256_castsi256_ps(_mm256_set_epi64x(r[5], r[4], r[1], r[0]));
                 let b = _mm256_castsi256_ps(_mm256_set_epi64x(r[7], r[6], r[3], r[2]));
                 let w0 = _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(a, b));
                 let w1 = _mm256_castps_si256(_mm256_shuffle_ps::<0b11_01_11_01>(a, b));
-                (w0.into(), w1.into())
+                (w0, w1)
             }
-        };
-        let [lo, hi]: [wide::u32x8; 2] = cast(idx);
-        let ((w0_lo, w1_lo), (w0_hi, w1_hi)) = (half(lo), half(hi));
-        (cast([w0_lo, w0_hi]), cast([w1_lo, w1_hi]))
-    }
-
-    /// `(w0, w1)` of row `idx` per lane (`idx < 16·V`).
-    #[cfg(not(target_feature = "avx2"))]
-    #[inline(always)]
-    fn words(&self, idx: U) -> (U, U) {
-        let (mut w0, mut w1) = ([0; 16], [0; 16]);
-        for ((w0, w1), i) in w0.iter_mut().zip(&mut w1).zip(idx.to_array()) {
-            let row = self.rows[i as usize];
-            (*w0, *w1) = (row as u32, (row >> 32) as u32);
         }
-        (U::new(w0), U::new(w1))
+        let [lo, hi]: [__m256i; 2] = cast(idx);
+        let ((w0_lo, w1_lo), (w0_hi, w1_hi)) = (half(&self.rows, lo), half(&self.rows, hi));
+        (cast([w0_lo, w0_hi]), cast([w1_lo, w1_hi]))
     }
 
     /// The interpolation of SEMANTICS §2.2, `(c0 << s0) + c1·xl + ((c2·x2) << s2) + k`, for
@@ -163,106 +176,45 @@ impl<const V: usize> Coeffs<V> {
     /// only `p + (y >> 9)`, the value divided by 2^9, which lies in [0, 2^32) (TANH also the
     /// remainder `y & 511`).
     #[inline(always)]
-    pub(super) fn interpolate(&self, idx: U, xl: U, x2: U, s2: u32, k: i32) -> (I, I) {
-        let (w0, w1) = self.words(idx);
+    pub(super) fn interpolate<L: Isa>(&self, idx: U, xl: U, x2: U, s2: u32, k: i32) -> (I, I) {
+        let (w0, w1) = self.words::<L>(idx);
         let c1 = w1 & splat(0xFFFF_000F);
         let c2 = u(s(w1 << 16) >> 20);
         // xl = xh·2^9 + xlo; [x, 16x] as 16-bit halves is x | x << 20.
         let (xh, xlo) = (xl >> 9, xl & splat(0x1FF));
-        let p = s(w0) + madd(c1, xh | xh << 20);
-        let y = madd(c1, xlo | xlo << 20) + (madd(c2, x2) << s2) + I::splat(k);
+        let p = s(w0) + madd::<L>(c1, xh | xh << 20);
+        let y = madd::<L>(c1, xlo | xlo << 20) + (madd::<L>(c2, x2) << s2) + I::splat(k);
         (p, y)
     }
 }
 
-/// One word per table row, 16·V rows (V = 4 or 8), in vectors of 16 rows; with AVX-512 VBMI
-/// the 128-row tables also in byte planes, byte k of every row in vectors of 64.
-#[cfg(target_feature = "avx512f")]
-struct Column<const V: usize> {
-    rows: [U; V],
-    #[cfg(target_feature = "avx512vbmi")]
-    planes: [[U; 2]; 4],
-}
-
-#[cfg(target_feature = "avx512f")]
-impl<const V: usize> Column<V> {
-    fn new(words: &[u32]) -> Column<V> {
-        assert_eq!(words.len(), 16 * V);
-        Column {
-            rows: std::array::from_fn(|i| U::new(words[16 * i..][..16].try_into().unwrap())),
-            #[cfg(target_feature = "avx512vbmi")]
-            planes: std::array::from_fn(|k| {
-                std::array::from_fn(|h| {
-                    let bytes: [u8; 64] =
-                        std::array::from_fn(|i| words.get(64 * h + i).map_or(0, |w| w.to_le_bytes()[k]));
-                    cast(bytes)
-                })
-            }),
-        }
-    }
-
-    /// The word of row `idx` per lane (`idx < 16·V`). 128 rows with VBMI: the index in every
-    /// byte of its lane, then one two-table byte permute per byte of the word, each writing
-    /// only its own byte (4 permutes instead of 8 and 6 blends).
-    #[cfg(target_feature = "avx512vbmi")]
-    #[inline(always)]
-    fn get(&self, idx: U) -> U {
-        use std::arch::x86_64::*;
+/// The word of row `idx` per lane from `V` vectors of 16 rows (`idx < 16·V`, V = 4 or 8), by
+/// AVX-512 two-table permutes of 32 rows each and blends on the index bits 5 and 6.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn permute<const V: usize>(rows: &[U; V], idx: U) -> U {
+    use std::arch::x86_64::*;
+    let t = |i: usize| __m512i::from(rows[i]);
+    let i = __m512i::from(idx);
+    unsafe {
+        let k32 = _mm512_test_epi32_mask(i, _mm512_set1_epi32(32));
+        let lo = _mm512_mask_blend_epi32(
+            k32,
+            _mm512_permutex2var_epi32(t(0), i, t(1)),
+            _mm512_permutex2var_epi32(t(2), i, t(3)),
+        );
         if V == 4 {
-            return self.permute(idx);
+            return lo.into();
         }
-        let p = |k: usize, h: usize| __m512i::from(self.planes[k][h]);
-        // SAFETY: the build enables AVX-512 VBMI and BW (the cfg above), and these intrinsics
-        // only compute.
-        unsafe {
-            // Byte 0 of each lane into all four of its bytes (byte shuffles stay within 16 bytes).
-            let spread = U::new(std::array::from_fn(|i| (i as u32 % 4) * 0x0404_0404));
-            let mut r = _mm512_shuffle_epi8(idx.into(), spread.into());
-            for k in 0..4 {
-                let byte_k: __mmask64 = 0x1111_1111_1111_1111 << k;
-                r = _mm512_mask2_permutex2var_epi8(p(k, 0), r, byte_k, p(k, 1));
-            }
-            r.into()
-        }
-    }
-
-    /// The word of row `idx` per lane (`idx < 16·V`).
-    #[cfg(all(target_feature = "avx512f", not(target_feature = "avx512vbmi")))]
-    #[inline(always)]
-    fn get(&self, idx: U) -> U {
-        self.permute(idx)
-    }
-
-    /// The word of row `idx` per lane (`idx < 16·V`): two-table permutes of 32 rows each and
-    /// blends on the index bits 5 and 6.
-    #[cfg(target_feature = "avx512f")]
-    #[inline(always)]
-    fn permute(&self, idx: U) -> U {
-        use std::arch::x86_64::*;
-        let t = |i: usize| __m512i::from(self.rows[i]);
-        let i = __m512i::from(idx);
-        // SAFETY: the build enables AVX-512F (the cfg above), and these intrinsics only compute.
-        unsafe {
-            let k32 = _mm512_test_epi32_mask(i, _mm512_set1_epi32(32));
-            let lo = _mm512_mask_blend_epi32(
-                k32,
-                _mm512_permutex2var_epi32(t(0), i, t(1)),
-                _mm512_permutex2var_epi32(t(2), i, t(3)),
-            );
-            if V == 4 {
-                return lo.into();
-            }
-            let hi = _mm512_mask_blend_epi32(
-                k32,
-                _mm512_permutex2var_epi32(t(4), i, t(5)),
-                _mm512_permutex2var_epi32(t(6), i, t(7)),
-            );
-            let k64 = _mm512_test_epi32_mask(i, _mm512_set1_epi32(64));
-            _mm512_mask_blend_epi32(k64, lo, hi).into()
-        }
+        let hi = _mm512_mask_blend_epi32(
+            k32,
+            _mm512_permutex2var_epi32(t(4), i, t(5)),
+            _mm512_permutex2var_epi32(t(6), i, t(7)),
+        );
+        let k64 = _mm512_test_epi32_mask(i, _mm512_set1_epi32(64));
+        _mm512_mask_blend_epi32(k64, lo, hi).into()
     }
 }
-
 /// The five SFU tables and the two model tables (SQRT, TANH; SEMANTICS §2.3 \[UNK\]) in lookup
 /// layout, each with the shift s0 of its `c0` (SEMANTICS §2.2). Built once from
 /// [`crate::mufu::tables`], [`crate::mufu::sqrt::table`] and [`crate::mufu::tanh::table`]; the
@@ -304,40 +256,40 @@ pub(super) fn luts() -> &'static Luts {
 /// (bits 9..16) all qualify and give a²; pairs of two bits of v[8:0] never do; the mixed pairs
 /// come twice and give the sum above. `tests::squarer_split_is_exact` checks all 2^17 inputs.
 ///
-/// The seven products are summed two at a time in the 16-bit halves of each lane, from
-/// `w = v >> 1` in both halves (`a >> s` is `w >> (8 + s)`, and `v_j` is bit j − 1 of w); the
-/// low half starts at a² >> 1. Neither half exceeds 2^15 − 1 (the low one reaches 32678).
-#[cfg(not(all(target_feature = "avx2", not(target_feature = "avx512bw"))))]
+/// With AVX2 and AVX-512 the sixteen lanes' `w = v >> 1` (< 2^16) go into the 16-bit lanes of
+/// one 256-bit vector ([`sq_words`]); at the baseline, the scalar squarer of each lane.
 #[inline(always)]
-pub(super) fn sq(v: U) -> U {
-    // One 32-bit constant per lane: `lo` for the low half, `hi` for the high one.
-    let halves = |lo: u32, hi: u32| cast::<U, u16x32>(splat(hi << 16 | lo));
-    let a = v >> 9;
-    let w = v >> 1;
-    let w2: u16x32 = cast(w | w << 16);
-    let mut sum: u16x32 = cast(u(madd(a, a)) >> 1);
-    for (j_lo, j_hi) in [(2, 3), (4, 5), (6, 7)] {
-        let bits = halves(1 << (j_lo - 1), 1 << (j_hi - 1));
-        sum += (w2 & bits).simd_ne(u16x32::ZERO) & (w2 >> halves(17 - j_lo, 17 - j_hi));
+pub(super) fn sq<L: Isa>(v: U) -> U {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        if L::AVX512 {
+            // vpmovdw and vpmovzxwd keep the lane order.
+            let w = unsafe { _mm512_cvtepi32_epi16(__m512i::from(v >> 1)) };
+            return unsafe { _mm512_cvtepu16_epi32(sq_words(w)) }.into();
+        }
+        if L::AVX2 {
+            let [lo, hi]: [__m256i; 2] = cast(v >> 1);
+            unsafe {
+                // w < 2^16: the signed-to-unsigned saturating pack is exact. The pack
+                // interleaves the two vectors' 128-bit halves, which the unpacks undo.
+                let sum = sq_words(_mm256_packus_epi32(lo, hi));
+                let zero = _mm256_setzero_si256();
+                return cast([_mm256_unpacklo_epi16(sum, zero), _mm256_unpackhi_epi16(sum, zero)]);
+            }
+        }
     }
-    sum += (w2 & halves(1 << 7, 0)).simd_ne(u16x32::ZERO) & (w2 >> halves(9, 0));
-    u(madd(cast(sum), splat(0x0001_0001)))
+    U::new(each(v.to_array(), crate::mufu::sq))
 }
 
-/// The truncated squarer as in the version above, for AVX2 without AVX-512BW, which has no
-/// per-lane 16-bit shifts: the sixteen lanes' `w = v >> 1` packed into the 16-bit lanes of one
-/// vector, where every product `v_j·(a >> (9 − j))` takes shifts by constants, the sum starting
-/// at a² >> 1 (a² < 2^16 is exact in `vpmullw`).
-#[cfg(all(target_feature = "avx2", not(target_feature = "avx512bw")))]
+/// [`sq`] on sixteen 16-bit lanes of `w = v >> 1`: every product `v_j·(a >> (9 − j))` takes
+/// shifts by constants (`a >> s` is `w >> (8 + s)`, and `v_j` is bit j − 1 of w), the sum
+/// starting at a² >> 1 (a² < 2^16 is exact in `vpmullw`); no partial sum exceeds 2^15 − 1.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(super) fn sq(v: U) -> U {
+fn sq_words(w: std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i {
     use std::arch::x86_64::*;
-    let [lo, hi]: [wide::u32x8; 2] = cast(v >> 1);
-    // SAFETY: the build enables AVX2 (the cfg above), and these intrinsics only compute.
     unsafe {
-        // w < 2^16: the signed-to-unsigned saturating pack is exact. The pack interleaves the
-        // two vectors' 128-bit halves, which the unpacks at the end undo.
-        let w = _mm256_packus_epi32(lo.into(), hi.into());
         let a = _mm256_srli_epi16::<8>(w);
         let mut sum = _mm256_srli_epi16::<1>(_mm256_mullo_epi16(a, a));
         macro_rules! product {
@@ -354,10 +306,7 @@ pub(super) fn sq(v: U) -> U {
         product!(6);
         product!(7);
         product!(8);
-        let zero = _mm256_setzero_si256();
-        let (lo, hi): (wide::u32x8, wide::u32x8) =
-            (_mm256_unpacklo_epi16(sum, zero).into(), _mm256_unpackhi_epi16(sum, zero).into());
-        cast([lo, hi])
+        sum
     }
 }
 
@@ -365,10 +314,9 @@ pub(super) fn sq(v: U) -> U {
 /// arithmetic on subnormals is slow (microcode assists) and depends on the flush-to-zero
 /// settings, so every lane that host arithmetic sees is first made normal, zero, infinite or
 /// NaN this way, where such tiny values cannot change the result.
-#[cfg(target_feature = "avx512dq")]
 #[inline(always)]
 fn zero_tiny(x: U) -> U {
-    (x & 0x7F80_0000u32).simd_lt(splat(100 << 23)).bitselect(x & 0x8000_0000u32, x)
+    (x & 0x7F80_0000u32).simd_lt(splat(100 << 23)).select(x & 0x8000_0000u32, x)
 }
 
 /// The sm_70+ quadrant word of an angle in turns (SEMANTICS §2.3 \[INF\],
@@ -382,37 +330,35 @@ fn zero_tiny(x: U) -> U {
 /// `⌊frac(|t|)·2^25⌋` with `frac` the exact `vreduceps` (truncating, no fraction bits kept).
 /// Angles below 2^-27, whose word is 0, are zeroed first (see [`zero_tiny`]); the product of
 /// a larger x is normal.
-#[cfg(target_feature = "avx512dq")]
+///
+/// Elsewhere, in integers: the FMUL as the significand product `m·0xA2F983` (48 bits)
+/// truncated to 24 bits from three 12×12-bit products, then the significand shifted by
+/// e + 2, truncating on either side, masked to 25 bits.
 #[inline(always)]
-pub(super) fn quadrant_word<const FMUL: bool>(x: U) -> U {
-    use std::arch::x86_64::*;
-    const RZ: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
-    const FRAC: i32 = 0x08 | 0x03;
-    let t = __m512::from(cast::<U, f32x16>(zero_tiny(x)));
-    // SAFETY: the build enables AVX-512 (the cfg above), and these intrinsics only compute.
-    let w = unsafe {
-        let t = if FMUL { _mm512_mul_round_ps::<RZ>(t, _mm512_set1_ps(f32::from_bits(0x3E22_F983))) } else { t };
-        let frac = _mm512_reduce_ps::<FRAC>(_mm512_abs_ps(t));
-        _mm512_cvttps_epi32(_mm512_mul_ps(frac, _mm512_set1_ps(33_554_432.0)))
-    };
-    (x & 0x8000_0000u32) | U::from(w)
-}
-
-/// The quadrant word as in the AVX-512 version, in integers: the FMUL as the significand
-/// product `m·0xA2F983` (48 bits) truncated to 24 bits from three 12×12-bit products, then
-/// the significand shifted by e + 2, truncating on either side, masked to 25 bits.
-#[cfg(not(target_feature = "avx512dq"))]
-#[inline(always)]
-pub(super) fn quadrant_word<const FMUL: bool>(x: U) -> U {
+pub(super) fn quadrant_word<L: Isa, const FMUL: bool>(x: U) -> U {
+    #[cfg(target_arch = "x86_64")]
+    if L::AVX512 {
+        use std::arch::x86_64::*;
+        const RZ: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+        const FRAC: i32 = 0x08 | 0x03;
+        let t: __m512 = cast::<U, super::simd::f32x16>(zero_tiny(x)).into();
+        let w: U = unsafe {
+            let t = if FMUL { _mm512_mul_round_ps::<RZ>(t, _mm512_set1_ps(f32::from_bits(0x3E22_F983))) } else { t };
+            let frac = _mm512_reduce_ps::<FRAC>(_mm512_abs_ps(t));
+            _mm512_cvttps_epi32(_mm512_mul_ps(frac, _mm512_set1_ps(33_554_432.0)))
+        }
+        .into();
+        return (x & 0x8000_0000u32) | w;
+    }
     let expo = x >> 23 & 0xFFu32;
     let m = (x & 0x7F_FFFFu32) | 0x80_0000u32;
     let (m, biased) = if FMUL {
         const C_HI: u32 = 0xA2F;
         const C_LO: u32 = 0x983;
         let (mh, ml) = (m >> 12, m & 0xFFFu32);
-        let hh = madd(mh, splat(C_HI));
-        let mid = madd(ml | mh << 16, splat(C_LO << 16 | C_HI));
-        let ll = madd(ml, splat(C_LO));
+        let hh = madd::<L>(mh, splat(C_HI));
+        let mid = madd::<L>(ml | mh << 16, splat(C_LO << 16 | C_HI));
+        let ll = madd::<L>(ml, splat(C_LO));
         // ⌊m·C / 2^23⌋ = 2·hh + ⌊(mid + ⌊ll / 2^12⌋) / 2^11⌋, in [2^23, 2^25); the exponent
         // of t is e_x + (124 − 127), plus the carry. A subnormal t is flushed.
         let p = u(hh << 1) + (u(mid + (ll >> 12)) >> 11);
@@ -421,7 +367,7 @@ pub(super) fn quadrant_word<const FMUL: bool>(x: U) -> U {
     } else {
         (m, s(expo))
     };
-    let m = u(biased.simd_gt(I::ZERO)).bitselect(m, U::ZERO);
+    let m = u(biased.simd_gt(I::ZERO)).select(m, U::ZERO);
     let shift = biased - 125;
     (x & 0x8000_0000u32) | ((m.unbounded_shl(u(shift)) | m.unbounded_shr(u(-shift))) & 0x1FF_FFFFu32)
 }
@@ -431,26 +377,29 @@ pub(super) fn quadrant_word<const FMUL: bool>(x: U) -> U {
 ///
 /// AVX-512: `acc` or, when it needs more than 32 bits, `⌊acc / 2^9⌋` (whose truncation then
 /// drops only bits the result drops too), converted with embedded round-toward-zero and
-/// scaled back exactly by `vscalefps`.
-#[cfg(target_feature = "avx512dq")]
+/// scaled back exactly by `vscalefps`. Elsewhere `acc·2^-37` exact in f64, truncated.
 #[inline(always)]
-pub(super) fn sin_rz(p: I, y: I) -> U {
-    use std::arch::x86_64::*;
-    const RZ: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
-    let hi: I = p + (y >> 9);
-    let wide = hi.simd_ge(I::splat(1 << 23));
-    let n = u(wide).bitselect(u(hi), u((p << 9) + y));
-    let scale = cast::<I, f32x16>(wide).bitselect(f32x16::splat(-28.0), f32x16::splat(-37.0));
-    // SAFETY: the build enables AVX-512 (the cfg above), and these intrinsics only compute.
-    let r = unsafe { _mm512_scalef_ps(_mm512_cvt_roundepu32_ps::<RZ>(n.into()), scale.into()) };
-    cast(f32x16::from(r))
+pub(super) fn sin_rz<L: Isa>(p: I, y: I) -> U {
+    #[cfg(target_arch = "x86_64")]
+    if L::AVX512 {
+        use std::arch::x86_64::*;
+        const RZ: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+        let hi: I = p + (y >> 9);
+        let wide = u(hi.simd_ge(I::splat(1 << 23)));
+        let n = wide.select(u(hi), u((p << 9) + y));
+        let scale = wide.select(splat((-28.0f32).to_bits()), splat((-37.0f32).to_bits()));
+        let r =
+            unsafe { _mm512_scalef_ps(_mm512_cvt_roundepu32_ps::<RZ>(n.into()), _mm512_castsi512_ps(scale.into())) };
+        return register_bits(r);
+    }
+    f32_rz(f64_sum(p, 9 - 37, y, -37))
 }
 
-/// The SIN/COS result as in the AVX-512 version: `acc·2^-37` exact in f64, truncated.
-#[cfg(not(target_feature = "avx512dq"))]
+/// The bits of f32 lanes.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(super) fn sin_rz(p: I, y: I) -> U {
-    f32_rz(f64_sum(p, 9 - 37, y, -37))
+fn register_bits(r: std::arch::x86_64::__m512) -> U {
+    super::simd::f32x16::from(r).to_bits()
 }
 
 /// The LG2 result (SEMANTICS §2.2): with `r = (p·2^9 + y) >> 2`, log2 of the significand in
@@ -460,54 +409,46 @@ pub(super) fn sin_rz(p: I, y: I) -> U {
 ///
 /// AVX-512: `|R|`, or `|R| >> 4` or `|R| >> 12` when it needs more than 32 bits (the dropped
 /// bits lie below the 24 the result keeps), converted with embedded round-toward-zero and
-/// scaled back exactly by `vscalefps`.
-#[cfg(target_feature = "avx512dq")]
+/// scaled back exactly by `vscalefps`. Elsewhere `R·2^-36` exact in f64 (|R| < 2^43),
+/// complemented and truncated there; R is negative exactly when e is.
 #[inline(always)]
-pub(super) fn lg2_rz(p: I, y: I, e: I) -> U {
-    use std::arch::x86_64::*;
-    const RZ: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
-    // r = hi·2^7 + lo with hi < 2^29.
-    let hi = u(p + (y >> 9));
-    let lo = u(y >> 2) & 127u32;
-    // R < 0 exactly when e < 0; then !R = (−e − 1)·2^36 + (2^36 − 1 − r).
-    let neg = u(e >> 31);
-    let (e, hi, lo) = (u(e) ^ neg, hi ^ (neg & 0x1FFF_FFFFu32), lo ^ (neg & 127u32));
-    let big = u(s(e).simd_gt(I::ZERO));
-    let mid = hi.simd_ge(splat(1 << 25));
-    let n = big.bitselect((e << 24) + (hi >> 5), mid.bitselect(hi << 3 | lo >> 4, hi << 7 | lo));
-    let scale =
-        cast::<U, f32x16>(big.bitselect(
-            cast(f32x16::splat(-24.0)),
-            mid.bitselect(cast(f32x16::splat(-32.0)), cast(f32x16::splat(-36.0))),
-        ));
-    // SAFETY: the build enables AVX-512 (the cfg above), and these intrinsics only compute.
-    let r = unsafe { _mm512_scalef_ps(_mm512_cvt_roundepu32_ps::<RZ>(n.into()), scale.into()) };
-    cast::<f32x16, U>(f32x16::from(r)) | (neg & 0x8000_0000u32)
-}
-
-/// The LG2 result as in the AVX-512 version: `R·2^-36` exact in f64 (|R| < 2^43), complemented
-/// and truncated there; R is negative exactly when e is.
-#[cfg(not(target_feature = "avx512dq"))]
-#[inline(always)]
-pub(super) fn lg2_rz(p: I, y: I, e: I) -> U {
+pub(super) fn lg2_rz<L: Isa>(p: I, y: I, e: I) -> U {
+    #[cfg(target_arch = "x86_64")]
+    if L::AVX512 {
+        use std::arch::x86_64::*;
+        const RZ: i32 = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+        // r = hi·2^7 + lo with hi < 2^29.
+        let hi = u(p + (y >> 9));
+        let lo = u(y >> 2) & 127u32;
+        // R < 0 exactly when e < 0; then !R = (−e − 1)·2^36 + (2^36 − 1 − r).
+        let neg = u(e >> 31);
+        let (e, hi, lo) = (u(e) ^ neg, hi ^ (neg & 0x1FFF_FFFFu32), lo ^ (neg & 127u32));
+        let big = u(s(e).simd_gt(I::ZERO));
+        let mid = hi.simd_ge(splat(1 << 25));
+        let n = big.select((e << 24) + (hi >> 5), mid.select(hi << 3 | lo >> 4, hi << 7 | lo));
+        let scale = big
+            .select(splat((-24.0f32).to_bits()), mid.select(splat((-32.0f32).to_bits()), splat((-36.0f32).to_bits())));
+        let r =
+            unsafe { _mm512_scalef_ps(_mm512_cvt_roundepu32_ps::<RZ>(n.into()), _mm512_castsi512_ps(scale.into())) };
+        return register_bits(r) | (neg & 0x8000_0000u32);
+    }
     let v = f64_sum(p, -29, y >> 2, -36);
     let e64 = f64_halves(e);
     let magnitude = |h: usize| {
         let v = v[h] + e64[h];
-        v.simd_lt(f64x8::ZERO).bitselect(-v - f64x8::splat(pow2(-36)), v)
+        v.simd_lt(f64x8::ZERO).select(-v - f64x8::splat(pow2(-36)), v)
     };
     f32_rz([magnitude(0), magnitude(1)]) | (u(e) & 0x8000_0000u32)
 }
 
 /// Exact `hi·2^a + lo·2^b` of i32 lanes, as two halves of f64 lanes (the sum must fit 53
 /// bits).
-#[cfg(not(target_feature = "avx512dq"))]
 #[inline(always)]
 pub(super) fn f64_sum(hi: I, a: i32, lo: I, b: i32) -> [f64x8; 2] {
     let [h0, h1]: [i32x8; 2] = cast(hi);
     let [l0, l1]: [i32x8; 2] = cast(lo);
     let (sa, sb) = (f64x8::splat(pow2(a)), f64x8::splat(pow2(b)));
-    [f64x8::from_i32x8(h0) * sa + f64x8::from_i32x8(l0) * sb, f64x8::from_i32x8(h1) * sa + f64x8::from_i32x8(l1) * sb]
+    [f64x8::from_i32(h0) * sa + f64x8::from_i32(l0) * sb, f64x8::from_i32(h1) * sa + f64x8::from_i32(l1) * sb]
 }
 
 /// 2^e as an f64 (normal range).
@@ -518,13 +459,11 @@ pub(super) fn pow2(e: i32) -> f64 {
 /// The f32 bits of sixteen f64 lanes truncated toward zero to 24 bits; the lanes must be +0
 /// or positive with a normal f32 result. Truncating the f64 fraction to its top 23 bits is the
 /// `>> 14`/`>> 19` truncation of the SIN/COS and LG2 datapaths (SEMANTICS §2.2); the truncated
-/// value converts to f32 exactly (`vcvtpd2ps` where the build has AVX).
-#[cfg(not(target_feature = "avx512dq"))]
+/// value converts to f32 exactly (`vcvtpd2ps` where the level has AVX).
 #[inline(always)]
 pub(super) fn f32_rz(v: [f64x8; 2]) -> U {
     let keep = u64x8::splat(!((1 << 29) - 1));
-    let half =
-        |v: f64x8| each(cast::<u64x8, f64x8>(cast::<f64x8, u64x8>(v) & keep).to_array(), |x| (x as f32).to_bits());
+    let half = |v: f64x8| each(f64x8::from_bits(v.to_bits() & keep).to_array(), |x| (x as f32).to_bits());
     U::new(join(half(v[0]), half(v[1])))
 }
 
@@ -535,93 +474,112 @@ pub(super) fn f32_rz(v: [f64x8; 2]) -> U {
 #[inline(always)]
 pub(super) fn f32_subnormal_rn(k: f64x8) -> u64x8 {
     let magic = f64x8::splat(1.5 * pow2(52));
-    cast::<f64x8, u64x8>(k + magic) - cast::<f64x8, u64x8>(magic)
+    (k + magic).to_bits() - magic.to_bits()
 }
 
-/// The low 32 bits of sixteen u64 lanes, in order.
-#[cfg(not(all(target_feature = "avx2", not(target_feature = "avx512f"))))]
+/// The low 32 bits of sixteen u64 lanes, in order: with AVX2 (and not AVX-512), per four
+/// 64-bit lane pairs the even words of two vectors (in-lane shuffle), then the 64-bit quarters
+/// put in order.
 #[inline(always)]
-pub(super) fn narrow(v: [u64x8; 2]) -> U {
-    const EVEN: U = U::new([0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30]);
-    [cast::<u64x8, U>(v[0]), cast(v[1])].shuffle(EVEN)
-}
-
-/// The low 32 bits of sixteen u64 lanes, in order: per four 64-bit lane pairs, the even words
-/// of two vectors (in-lane shuffle), then the 64-bit quarters put in order.
-#[cfg(all(target_feature = "avx2", not(target_feature = "avx512f")))]
-#[inline(always)]
-pub(super) fn narrow(v: [u64x8; 2]) -> U {
-    use std::arch::x86_64::*;
-    let quarters: [wide::u64x4; 4] = cast(v);
-    let even = |a: wide::u64x4, b: wide::u64x4| -> wide::u32x8 {
-        // SAFETY: the build enables AVX2 (the cfg above), and these intrinsics only compute.
-        unsafe {
-            let (a, b) = (_mm256_castsi256_ps(a.into()), _mm256_castsi256_ps(b.into()));
-            let words = _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(a, b));
-            _mm256_permute4x64_epi64::<0b11_01_10_00>(words).into()
-        }
-    };
-    cast([even(quarters[0], quarters[1]), even(quarters[2], quarters[3])])
-}
-
-/// Sixteen u32 lanes zero-extended to u64 lanes, in order.
-#[inline(always)]
-pub(super) fn widen(v: U) -> [u64x8; 2] {
-    #[cfg(all(target_feature = "avx2", not(target_feature = "avx512f")))]
-    {
+pub(super) fn narrow<L: Isa>(v: [u64x8; 2]) -> U {
+    #[cfg(target_arch = "x86_64")]
+    if L::AVX2 && !L::AVX512 {
         use std::arch::x86_64::*;
-        let halves: [wide::u32x8; 2] = cast(v);
-        let quarter = |h: usize, upper: bool| -> wide::u64x4 {
-            let h = __m256i::from(halves[h]);
-            // SAFETY: the build enables AVX2 (the cfg above), and these intrinsics only compute.
+        let quarters: [__m256i; 4] = cast(v);
+        /// The low words of two vectors of four u64 lanes, in order.
+        #[inline(always)]
+        fn even(a: __m256i, b: __m256i) -> __m256i {
             unsafe {
-                let q = if upper { _mm256_extracti128_si256::<1>(h) } else { _mm256_castsi256_si128(h) };
-                _mm256_cvtepu32_epi64(q).into()
+                let (a, b) = (_mm256_castsi256_ps(a), _mm256_castsi256_ps(b));
+                let words = _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(a, b));
+                _mm256_permute4x64_epi64::<0b11_01_10_00>(words)
             }
+        }
+        return cast([even(quarters[0], quarters[1]), even(quarters[2], quarters[3])]);
+    }
+    U::new(build(|i| v[i / 8].to_array()[i % 8] as u32))
+}
+
+/// Sixteen u32 lanes zero-extended to u64 lanes, in order (`vpmovzxdq` per quarter with AVX2).
+#[inline(always)]
+pub(super) fn widen<L: Isa>(v: U) -> [u64x8; 2] {
+    #[cfg(target_arch = "x86_64")]
+    if L::AVX2 && !L::AVX512 {
+        use std::arch::x86_64::*;
+        let [lo, hi]: [__m256i; 2] = cast(v);
+        return unsafe {
+            cast([
+                _mm256_cvtepu32_epi64(_mm256_castsi256_si128(lo)),
+                _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(lo)),
+                _mm256_cvtepu32_epi64(_mm256_castsi256_si128(hi)),
+                _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(hi)),
+            ])
         };
-        cast([quarter(0, false), quarter(0, true), quarter(1, false), quarter(1, true)])
     }
-    #[cfg(not(all(target_feature = "avx2", not(target_feature = "avx512f"))))]
-    {
-        const LO: U = U::new([0, 16, 1, 16, 2, 16, 3, 16, 4, 16, 5, 16, 6, 16, 7, 16]);
-        const HI: U = U::new([8, 16, 9, 16, 10, 16, 11, 16, 12, 16, 13, 16, 14, 16, 15, 16]);
-        [cast([v, U::ZERO].shuffle(LO)), cast([v, U::ZERO].shuffle(HI))]
-    }
+    let v = v.to_array();
+    [u64x8::new(build(|i| v[i].into())), u64x8::new(build(|i| v[8 + i].into()))]
 }
 
 /// The i32 lanes as two halves of f64 lanes.
-#[cfg(not(target_feature = "avx512dq"))]
 #[inline(always)]
 pub(super) fn f64_halves(v: I) -> [f64x8; 2] {
     let [a, b]: [i32x8; 2] = cast(v);
-    [f64x8::from_i32x8(a), f64x8::from_i32x8(b)]
+    [f64x8::from_i32(a), f64x8::from_i32(b)]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The squarer's split form against [`crate::mufu::sq`] on all 2^17 inputs.
+    use crate::kernels::level::V1;
+    #[cfg(target_arch = "x86_64")]
+    use crate::kernels::level::{V3, V4};
+    use crate::kernels::SimdLevel;
+
+    /// `check::<L>()` for every level this processor has (its intrinsics may run here).
+    macro_rules! every_level {
+        ($check:ident) => {
+            $check::<V1>();
+            #[cfg(target_arch = "x86_64")]
+            {
+                if SimdLevel::Avx2.is_supported() {
+                    $check::<V3>();
+                }
+                if SimdLevel::Avx512.is_supported() {
+                    $check::<V4>();
+                }
+            }
+        };
+    }
+
+    /// The squarer's split forms against [`crate::mufu::sq`] on all 2^17 inputs.
     #[test]
     fn squarer_split_is_exact() {
-        for base in (0..1u32 << 17).step_by(16) {
-            let v = U::new(std::array::from_fn(|i| base + i as u32));
-            let got = super::sq(v).to_array();
-            for (i, g) in got.into_iter().enumerate() {
-                assert_eq!(g, crate::mufu::sq(base + i as u32), "sq({:#x})", base + i as u32);
+        fn check<L: Isa>() {
+            for base in (0..1u32 << 17).step_by(16) {
+                let v = U::new(std::array::from_fn(|i| base + i as u32));
+                let got = super::sq::<L>(v).to_array();
+                for (i, g) in got.into_iter().enumerate() {
+                    assert_eq!(g, crate::mufu::sq(base + i as u32), "sq({:#x})", base + i as u32);
+                }
             }
         }
+        every_level!(check);
     }
 
     #[test]
     fn lookups_read_every_row() {
+        every_level!(lookups_at);
+    }
+
+    fn lookups_at<L: Isa>() {
         let l = luts();
         let t = tables();
-        fn check<const V: usize>(coeffs: &Coeffs<V>, rows: &[Row], s0: u32) {
+        fn check<L: Isa, const V: usize>(coeffs: &Coeffs<V>, rows: &[Row], s0: u32) {
             for base in (0..16 * V).step_by(16) {
                 // Rows in reverse order within each vector, so that no lane reads its own row.
                 let idx = U::new(std::array::from_fn(|i| (base + 15 - i) as u32));
-                let (w0, w1) = coeffs.words(idx);
+                let (w0, w1) = coeffs.words::<L>(idx);
                 let (w0, w1) = (w0.to_array(), w1.to_array());
                 for i in 0..16 {
                     let [c0, c1, c2] = rows[base + 15 - i];
@@ -632,12 +590,12 @@ mod tests {
                 }
             }
         }
-        check(&l.rcp, &t.rcp, 13);
-        check(&l.rsq, &t.rsqrt, 14);
-        check(&l.ex2, &t.ex2, 13);
-        check(&l.lg2, &t.lg2, 12);
-        check(&l.sin, &t.sin, 11);
-        check(&l.sqrt, sqrt::table(), 14);
-        check(&l.tanh, tanh::table(), 15);
+        check::<L, 8>(&l.rcp, &t.rcp, 13);
+        check::<L, 8>(&l.rsq, &t.rsqrt, 14);
+        check::<L, 4>(&l.ex2, &t.ex2, 13);
+        check::<L, 4>(&l.lg2, &t.lg2, 12);
+        check::<L, 4>(&l.sin, &t.sin, 11);
+        check::<L, 8>(&l.sqrt, sqrt::table(), 14);
+        check::<L, 4>(&l.tanh, tanh::table(), 15);
     }
 }

@@ -188,7 +188,14 @@ fn tokenize_rro(rest: Vec<&str>) -> Result<Instr, String> {
         ["EX2"] => RroMode::Ex2,
         _ => return Err("RRO takes one mode: RRO.SINCOS or RRO.EX2".into()),
     };
-    Ok(Instr { opcode: Opcode::Rro(mode), mode: Mode::Default, mods: Modifiers::default(), ty: Type::F32, arity: 0, min_sm: 0 })
+    Ok(Instr {
+        opcode: Opcode::Rro(mode),
+        mode: Mode::Default,
+        mods: Modifiers::default(),
+        ty: Type::F32,
+        arity: 0,
+        min_sm: 0,
+    })
 }
 
 fn opcode_of(head: &str, property: Option<Property>) -> Opcode {

@@ -87,27 +87,34 @@ fn div_f32<L: Isa, R: Dir, const FTZ: bool>(_: &Instr, srcs: &[&[u32]], dst: &mu
 
 /// f32 `rcp`: `div` of 1.0.
 fn rcp_f32<L: Isa, R: Dir, const FTZ: bool>(_: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
-    let one = f64x8::splat(1.0);
-    map::<L, u32, N, 1>(
+    unary_f32::<L, R, FTZ>(
         srcs,
         dst,
         #[inline(always)]
-        |[a]| {
-            let a = widen::<FTZ>(a);
-            finish::<R, FTZ>([one / a[0], one / a[1]], false)
-        },
+        |a| f64x8::splat(1.0) / a,
     );
 }
 
 /// f32 `sqrt` (module documentation).
 fn sqrt_f32<L: Isa, R: Dir, const FTZ: bool>(_: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+    unary_f32::<L, R, FTZ>(
+        srcs,
+        dst,
+        #[inline(always)]
+        |a| a.sqrt(),
+    );
+}
+
+/// `op` of the operands widened to f64 (flushed under `.ftz`), rounded to f32 in direction `R`.
+#[inline(always)]
+fn unary_f32<L: Isa, R: Dir, const FTZ: bool>(srcs: &[&[u32]], dst: &mut [u32], op: impl Fn(f64x8) -> f64x8) {
     map::<L, u32, N, 1>(
         srcs,
         dst,
         #[inline(always)]
         |[a]| {
             let a = widen::<FTZ>(a);
-            finish::<R, FTZ>([a[0].sqrt(), a[1].sqrt()], false)
+            finish::<R, FTZ>([op(a[0]), op(a[1])], false)
         },
     );
 }

@@ -35,29 +35,24 @@ const ONE: u32 = 0x3F80_0000;
 
 /// The kernel for `instr` on `target`, if it is one of the MUFU-backed f32 instructions.
 pub(super) fn select<L: Isa>(instr: &Instr, target: Target) -> Option<Kernel> {
-    // `dst[i] = f(src[i])` (`.SAT` applied with `sat`), sixteen lanes at a time (the loop of
-    // `map`). The lane function is called directly in the loop's closure, which is always
-    // inlined into the level's loop, so that the whole datapath is compiled for the level.
+    // `dst[i] = post(f(src[i]))`, sixteen lanes at a time (the loop of `map`); `k!(sat f)`
+    // applies `.SAT`. The lane function is called directly in the loop's closure, which is
+    // always inlined into the level's loop, so that the whole datapath is compiled for the level.
     macro_rules! k {
         ($f:ident) => {
-            Kernel::W32(|_, srcs, dst| {
-                let l = luts();
-                map::<L, u32, 16, 1>(
-                    &[srcs[0]],
-                    dst,
-                    #[inline(always)]
-                    |[x]| $f::<L>(l, U::new(x)).to_array(),
-                )
-            })
+            k!($f, core::convert::identity)
         };
         (sat $f:ident) => {
+            k!($f, saturate)
+        };
+        ($f:ident, $post:expr) => {
             Kernel::W32(|_, srcs, dst| {
                 let l = luts();
                 map::<L, u32, 16, 1>(
                     &[srcs[0]],
                     dst,
                     #[inline(always)]
-                    |[x]| saturate($f::<L>(l, U::new(x))).to_array(),
+                    |[x]| $post($f::<L>(l, U::new(x))).to_array(),
                 )
             })
         };

@@ -72,18 +72,7 @@ mod width_tests {
     use super::{add, fma, mul};
     use crate::format::Format;
     use crate::round::Rounding;
-
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-    }
+    use crate::sweep::domain::Rng;
 
     /// An operand of `fmt`: a special, a subnormal, one of the smallest or largest normals, or
     /// a value within 2^±12 of 1, with a random, sparse or nearly full fraction.
@@ -126,7 +115,7 @@ mod width_tests {
     const FORMATS: [Format; 3] = [Format::F16, Format::BF16, Format::F32];
 
     fn cases(mut each: impl FnMut(Format, Rounding, bool, &mut Rng)) {
-        let mut rng = Rng(17);
+        let mut rng = Rng::for_case(17, 0);
         for fmt in FORMATS {
             for rnd in Rounding::ALL {
                 for ftz in [false, true] {

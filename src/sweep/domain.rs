@@ -344,16 +344,16 @@ impl Domain {
 }
 
 /// splitmix64, keyed by (seed, case index) so every case is reproducible on its own.
-struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
-    fn for_case(seed: u64, index: u64) -> Rng {
+    pub(crate) fn for_case(seed: u64, index: u64) -> Rng {
         let mut r = Rng(seed ^ index.wrapping_mul(0xD6E8_FEB8_6659_FD93));
         r.next();
         r
     }
 
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

@@ -34,11 +34,13 @@ impl Rounding {
     /// Whether a value of sign `neg` lying strictly between two representable neighbours
     /// rounds away from zero. `lsb_odd` is the parity of the truncated candidate; `half`
     /// compares the discarded part with half an ulp.
+    /// (The operators do not short-circuit, so that the data-dependent decision compiles to
+    /// flag arithmetic rather than to branches the processor would mispredict.)
     #[inline(always)]
     fn rounds_away(self, neg: bool, lsb_odd: bool, half: core::cmp::Ordering) -> bool {
         use core::cmp::Ordering::*;
         match self {
-            Rounding::Rn => half == Greater || (half == Equal && lsb_odd),
+            Rounding::Rn => (half == Greater) | ((half == Equal) & lsb_odd),
             Rounding::Rz => false,
             Rounding::Rm => neg,
             Rounding::Rp => !neg,
@@ -75,6 +77,7 @@ pub(crate) trait Sig:
     fn leading_zeros(self) -> u32;
     fn from_u64(v: u64) -> Self;
     fn from_bool(b: bool) -> Self;
+    fn wrapping_sub(self, other: Self) -> Self;
     /// The low 64 bits.
     fn low_u64(self) -> u64;
 }
@@ -98,6 +101,10 @@ macro_rules! sig {
                 b as $t
             }
             #[inline(always)]
+            fn wrapping_sub(self, other: $t) -> $t {
+                <$t>::wrapping_sub(self, other)
+            }
+            #[inline(always)]
             fn low_u64(self) -> u64 {
                 self as u64
             }
@@ -111,21 +118,18 @@ sig!(u128);
 /// into the next power of two.
 #[inline(always)]
 fn shift_right_round<S: Sig>(sig: S, shift: u32, neg: bool, rnd: Rounding) -> S {
-    if shift == 0 {
-        return sig;
-    }
     if shift >= S::BITS {
         // Everything is discarded; half an ulp is 2^(shift-1) >= 2^(BITS-1).
         let half = if shift == S::BITS { sig.cmp(&(S::ONE << (S::BITS - 1))) } else { core::cmp::Ordering::Less };
         return S::from_bool(sig != S::ZERO && rnd.rounds_away(neg, false, half));
     }
     let kept = sig >> shift;
-    let rest = sig & ((S::ONE << shift) - S::ONE);
-    if rest == S::ZERO {
-        return kept;
-    }
-    let half = rest.cmp(&(S::ONE << (shift - 1)));
-    kept + S::from_bool(rnd.rounds_away(neg, kept & S::ONE == S::ONE, half))
+    let unit = S::ONE << shift;
+    let rest = sig & (unit - S::ONE);
+    // Half a unit of the kept part: 2^(shift-1), or 0 for shift 0, where nothing is discarded
+    // (rest is 0, and an exact value is never rounded).
+    let half = rest.cmp(&(unit >> 1));
+    kept + S::from_bool((rest != S::ZERO) & rnd.rounds_away(neg, kept & S::ONE == S::ONE, half))
 }
 
 /// Round the exact value `(-1)^neg · sig · 2^exp` to `fmt` and encode it.

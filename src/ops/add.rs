@@ -1,6 +1,8 @@
 //! `add` and `sub` (PTX 9.7.3.3–4, 9.7.4.1–2): one correctly rounded IEEE addition with
 //! NVIDIA's NaN and flush-to-zero rules (SEMANTICS §4–§5).
 
+use std::hint::select_unpredictable;
+
 use super::{fits_u64, Exact, Term};
 use crate::format::Format;
 use crate::nan;
@@ -35,15 +37,13 @@ pub fn sub(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
 
 /// The rounded sum of two non-NaN terms, with the IEEE 754 rules for infinities and for the
 /// sign of an exact zero (§6.3: −0 only for (−0) + (−0), or for a cancellation under `.rm`).
+///
+/// The finite case comes first and every arm binds its finite value from one position: an
+/// or-pattern binding a value from either operand compiles to a pointer selected between two
+/// stack copies of the terms, a store and a reload on every call.
 #[inline(always)]
 pub(crate) fn add_terms<S: Sig>(fmt: Format, x: Term<S>, y: Term<S>, rnd: Rounding, ftz: bool) -> u64 {
     match (x, y) {
-        (Term::Inf(a), Term::Inf(b)) if a != b => nan::invalid(fmt),
-        (Term::Inf(neg), _) | (_, Term::Inf(neg)) => fmt.inf(neg),
-        (Term::Zero(a), Term::Zero(b)) => fmt.zero(a && b || (a != b && rnd.cancellation_zero_is_negative())),
-        (Term::Zero(_), Term::Finite(v)) | (Term::Finite(v), Term::Zero(_)) => {
-            round_pack_sig(fmt, v.neg, v.exp, v.sig, rnd, ftz)
-        }
         (Term::Finite(v), Term::Finite(w)) => {
             let sum = exact_sum(v, w);
             if sum.sig == S::ZERO {
@@ -52,6 +52,11 @@ pub(crate) fn add_terms<S: Sig>(fmt: Format, x: Term<S>, y: Term<S>, rnd: Roundi
                 round_pack_sig(fmt, sum.neg, sum.exp, sum.sig, rnd, ftz)
             }
         }
+        (Term::Inf(a), Term::Inf(b)) if a != b => nan::invalid(fmt),
+        (Term::Inf(neg), _) | (_, Term::Inf(neg)) => fmt.inf(neg),
+        (Term::Zero(a), Term::Zero(b)) => fmt.zero(a && b || (a != b && rnd.cancellation_zero_is_negative())),
+        (Term::Zero(_), Term::Finite(v)) => round_pack_sig(fmt, v.neg, v.exp, v.sig, rnd, ftz),
+        (Term::Finite(v), Term::Zero(_)) => round_pack_sig(fmt, v.neg, v.exp, v.sig, rnd, ftz),
     }
 }
 
@@ -74,25 +79,30 @@ pub(crate) fn add_terms<S: Sig>(fmt: Format, x: Term<S>, y: Term<S>, rnd: Roundi
 #[inline(always)]
 fn exact_sum<S: Sig>(x: Exact<S>, y: Exact<S>) -> Exact<S> {
     let (x, y) = (x.normalized_to(S::BITS - 3), y.normalized_to(S::BITS - 3));
-    let (hi, lo) = if x.exp >= y.exp { (x, y) } else { (y, x) };
-    let lo_sig = shift_right_jam(lo.sig, (hi.exp - lo.exp) as u32);
-    if hi.neg == lo.neg {
-        Exact { neg: hi.neg, exp: hi.exp, sig: hi.sig + lo_sig }
-    } else if hi.sig >= lo_sig {
-        Exact { neg: hi.neg, exp: hi.exp, sig: hi.sig - lo_sig }
-    } else {
-        Exact { neg: lo.neg, exp: hi.exp, sig: lo_sig - hi.sig }
+    // Which operand is larger and whether the signs agree are data, selected field by field
+    // without branches (which varied operands would mispredict half the time).
+    let swap = x.exp < y.exp;
+    let (hi_sig, lo_sig) = (select_unpredictable(swap, y.sig, x.sig), select_unpredictable(swap, x.sig, y.sig));
+    let (hi_neg, lo_neg) = (select_unpredictable(swap, y.neg, x.neg), select_unpredictable(swap, x.neg, y.neg));
+    let (hi_exp, lo_exp) = (x.exp.max(y.exp), x.exp.min(y.exp));
+    let lo_sig = shift_right_jam(lo_sig, (hi_exp - lo_exp) as u32);
+    if hi_neg != lo_neg && hi_sig < lo_sig {
+        // Only when both exponents are equal.
+        return Exact { neg: lo_neg, exp: hi_exp, sig: lo_sig - hi_sig };
     }
+    // The sum stays below 2^(BITS-1); the difference, computed whatever the signs, is the one
+    // taken only when it does not wrap.
+    let sig = select_unpredictable(hi_neg == lo_neg, hi_sig + lo_sig, hi_sig.wrapping_sub(lo_sig));
+    Exact { neg: hi_neg, exp: hi_exp, sig }
 }
 
 /// `sig >> shift` with every discarded 1 bit ORed into the lowest bit of the result.
 #[inline(always)]
 pub(crate) fn shift_right_jam<S: Sig>(sig: S, shift: u32) -> S {
-    if shift == 0 {
-        sig
-    } else if shift >= S::BITS {
+    if shift >= S::BITS {
         S::from_bool(sig != S::ZERO)
     } else {
+        // For shift 0 the mask is empty and `sig` comes back unchanged.
         (sig >> shift) | S::from_bool((sig & ((S::ONE << shift) - S::ONE)) != S::ZERO)
     }
 }

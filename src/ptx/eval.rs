@@ -95,13 +95,20 @@ impl Instr {
 
     /// Evaluate operands already known to be legal in count and width.
     pub fn eval_unchecked(&self, target: Target, x: &[u64]) -> u64 {
-        if let (Opcode::Cvt { .. }, 2) = (self.opcode, self.ty.lanes()) {
+        if self.ty.lanes() == 1 {
+            return self.scalar(target, x);
+        }
+        self.packed(target, x)
+    }
+
+    /// A packed type, element by element (out of line, so that the call of a scalar
+    /// instruction does not set up this loop's frame).
+    #[inline(never)]
+    fn packed(&self, target: Target, x: &[u64]) -> u64 {
+        if let Opcode::Cvt { .. } = self.opcode {
             // cvt.{f16x2,bf16x2}.f32 d, a, b: a goes to the upper half [DOC PTX cvt].
             let w = self.ty.scalar().bits();
             return (self.scalar(target, &x[0..1]) << w) | self.scalar(target, &x[1..2]);
-        }
-        if self.ty.lanes() == 1 {
-            return self.scalar(target, x);
         }
         let fmt = self.ty.scalar();
         let w = fmt.bits();
@@ -132,7 +139,7 @@ impl Instr {
         match self.opcode {
             Opcode::Mufu(func) => return lower::mufu_op(func, fmt, self.mods.sat, x[0], target),
             Opcode::Rro(mode) => return lower::rro(mode, x[0] as u32) as u64,
-            _ if matches!(self.mode, Mode::Approx | Mode::Full) => return self.approx(target, x),
+            _ if matches!(self.mode, Mode::Approx | Mode::Full) => return self.approx(fmt, target, x),
             _ => {}
         }
         let rnd = self.rounding();
@@ -165,16 +172,22 @@ impl Instr {
             | Opcode::Mufu(_)
             | Opcode::Rro(_) => unreachable!("{self} is approximate: the catalog spells it with .approx"),
         };
-        self.clamp(fmt, x, raw)
+        let m = self.mods;
+        if m.oob | m.relu | m.sat {
+            self.clamp(fmt, x, raw)
+        } else {
+            raw
+        }
     }
 
     /// One element of an `.approx` or `.full` instruction, lowered as ptxas lowers it.
-    fn approx(&self, target: Target, x: &[u64]) -> u64 {
+    #[inline(always)]
+    fn approx(&self, fmt: Format, target: Target, x: &[u64]) -> u64 {
         let ftz = self.mods.ftz;
-        match self.ty.scalar() {
+        match fmt {
             Format::F32 => {
-                let ops = [x[0] as u32, x.get(1).map_or(0, |&b| b as u32)];
-                lower::f32_approx(self.opcode, self.mode == Mode::Full, ftz, &ops, target) as u64
+                let (a, b) = (x[0] as u32, x.get(1).map_or(0, |&b| b as u32));
+                lower::f32_approx(self.opcode, self.mode == Mode::Full, ftz, a, b, target) as u64
             }
             Format::F64 => lower::f64_approx(self.opcode, ftz, x[0]),
             half => lower::half_approx(self.opcode, half, x[0] as u16) as u64,
@@ -187,6 +200,8 @@ impl Instr {
     /// `.oob` forces +0 when an operand is the "OOB NaN" of tensor loads \[DOC PTX 9.7.4.4\];
     /// that NaN's bit pattern is not given in the excerpts and is taken to be the canonical
     /// NaN 0x7FFF \[UNK\].
+    #[cold]
+    #[inline(never)]
     fn clamp(&self, fmt: Format, x: &[u64], r: u64) -> u64 {
         let r = if self.mods.oob && x.iter().any(|&v| v == fmt.canonical_nan()) { 0 } else { r };
         let r = if self.mods.relu { relu(fmt, r) } else { r };

@@ -9,7 +9,7 @@ use super::target::Target;
 use crate::format::Format;
 use crate::ops::minmax::{minmax, Extreme, MinMaxModifiers};
 use crate::ops::{add, cvt, div, fma, mul, sign, sqrt, testp};
-use crate::round::{relu, saturate};
+use crate::round::{relu, saturate, Rounding};
 
 /// Why operands could not be evaluated.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,6 +43,71 @@ impl fmt::Display for EvalError {
 
 impl std::error::Error for EvalError {}
 
+/// What [`Instr::eval_unchecked`] runs, resolved once when the instruction is built, so that
+/// the frequent scalar f32 instructions skip the general dispatch on format, opcode, precision
+/// and result modifiers and call their definition directly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Route {
+    /// The general dispatch: every other instruction.
+    General,
+    /// `add`, `sub`, `mul`, `fma`/`mad` `.f32` with a rounding direction (spelled or not),
+    /// `.ftz` or not, and no result modifier (`.sat`).
+    F32Add,
+    F32Sub,
+    F32Mul,
+    F32Fma,
+    /// The `.approx` and `.full` `.f32` instructions, lowered as ptxas lowers them.
+    F32Approx,
+}
+
+impl Route {
+    /// The route of a built instruction; the general dispatch takes exactly the same path for
+    /// each of the others.
+    pub(crate) fn of(i: &Instr) -> Route {
+        if i.ty != Type::F32 {
+            return Route::General;
+        }
+        let m = i.mods;
+        let plain = !(m.sat || m.relu || m.oob);
+        match (i.opcode, i.mode) {
+            (_, Mode::Approx | Mode::Full) => Route::F32Approx,
+            (Opcode::Add, _) if plain => Route::F32Add,
+            (Opcode::Sub, _) if plain => Route::F32Sub,
+            (Opcode::Mul, _) if plain => Route::F32Mul,
+            (Opcode::Fma | Opcode::Mad, _) if plain => Route::F32Fma,
+            _ => Route::General,
+        }
+    }
+}
+
+// The definitions the f32 routes call, each out of line so that eval_unchecked itself stays a
+// dispatch without a stack frame.
+
+#[inline(never)]
+fn f32_add(a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
+    add::add(Format::F32, a, b, rnd, ftz)
+}
+
+#[inline(never)]
+fn f32_sub(a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
+    add::sub(Format::F32, a, b, rnd, ftz)
+}
+
+#[inline(never)]
+fn f32_mul(a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
+    mul::mul(Format::F32, a, b, rnd, ftz)
+}
+
+#[inline(never)]
+fn f32_fma(a: u64, b: u64, c: u64, rnd: Rounding, ftz: bool) -> u64 {
+    fma::fma(Format::F32, a, b, c, rnd, ftz)
+}
+
+#[inline(never)]
+fn f32_approx(op: Opcode, full: bool, ftz: bool, a: u32, b: u32, target: Target) -> u32 {
+    lower::f32_approx(op, full, ftz, a, b, target)
+}
+
 impl Instr {
     /// Evaluate on operand bit patterns (each in the low bits of a `u64`; packed types as one
     /// word, element 0 in the low half), as the default target (sm_90) computes it. Checks the
@@ -63,9 +128,10 @@ impl Instr {
     /// The operand count and widths. Allocates nothing unless it fails.
     #[inline]
     pub fn check_operands(&self, operands: &[u64]) -> Result<(), EvalError> {
-        // Every source operand has the same type (only cvt's differs from the destination's).
-        let bits = self.source_type(0).bits();
-        let too_wide = bits < 64 && operands.iter().any(|&value| value >> bits != 0);
+        // Every source operand has the same type (only cvt's differs from the destination's),
+        // whose width the instruction carries.
+        let above = if self.src_bits < 64 { u64::MAX << self.src_bits } else { 0 };
+        let too_wide = operands.iter().fold(0, |all, &value| all | value) & above != 0;
         if too_wide || !self.takes(operands.len()) {
             return Err(self.operand_error(operands));
         }
@@ -95,10 +161,19 @@ impl Instr {
 
     /// Evaluate operands already known to be legal in count and width.
     pub fn eval_unchecked(&self, target: Target, x: &[u64]) -> u64 {
-        if self.ty.lanes() == 1 {
-            return self.scalar(target, x);
+        let (rnd, ftz) = (self.rounding(), self.mods.ftz);
+        match self.route {
+            Route::F32Add => f32_add(x[0], x[1], rnd, ftz),
+            Route::F32Sub => f32_sub(x[0], x[1], rnd, ftz),
+            Route::F32Mul => f32_mul(x[0], x[1], rnd, ftz),
+            Route::F32Fma => f32_fma(x[0], x[1], x[2], rnd, ftz),
+            Route::F32Approx => {
+                let (a, b) = (x[0] as u32, x.get(1).map_or(0, |&b| b as u32));
+                f32_approx(self.opcode, self.mode == Mode::Full, ftz, a, b, target) as u64
+            }
+            Route::General if self.ty.lanes() == 1 => self.scalar(target, x),
+            Route::General => self.packed(target, x),
         }
-        self.packed(target, x)
     }
 
     /// A packed type, element by element (out of line, so that the call of a scalar
@@ -210,5 +285,51 @@ impl Instr {
         } else {
             r
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ptx::catalog;
+
+    /// Every instruction with its own route gives what the general dispatch gives, on every
+    /// target that lowers differently, for operands of every class.
+    #[test]
+    fn routes_agree_with_the_general_dispatch() {
+        let mut z = 5u64;
+        let mut next = move || {
+            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut x = z;
+            x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            x ^ (x >> 31)
+        };
+        let specials = [0, 0x8000_0000, 1, 0x807F_FFFF, 0x0080_0000, 0x7F7F_FFFF, 0x7F80_0000, 0xFF80_0000, 0x7FC0_0001];
+        let mut routed = 0;
+        for e in catalog::entries() {
+            let instr = e.instr;
+            if instr.route == Route::General {
+                continue;
+            }
+            routed += 1;
+            for target in [Target::new(50).unwrap(), Target::new(62).unwrap(), Target::DEFAULT] {
+                for _ in 0..2000 {
+                    let mut x = [0u64; 3];
+                    for v in &mut x[..e.sources] {
+                        let r = next();
+                        *v = match r % 4 {
+                            0 => specials[(r >> 8) as usize % specials.len()],
+                            1 => r >> 32,
+                            _ => ((r >> 32) as u32 & 0x87FF_FFFF | 0x3800_0000) as u64,
+                        };
+                    }
+                    let x = &x[..e.sources];
+                    assert_eq!(instr.eval_unchecked(target, x), instr.scalar(target, x), "{instr} {x:#x?} on {target}");
+                }
+            }
+        }
+        // add, sub, mul: 5 roundings × .ftz; fma, mad: 4 × .ftz; 19 approximate spellings.
+        assert_eq!(routed, 3 * 10 + 2 * 8 + 19);
     }
 }

@@ -112,6 +112,7 @@ impl Instr {
     /// Evaluate on operand bit patterns (each in the low bits of a `u64`; packed types as one
     /// word, element 0 in the low half), as the default target (sm_90) computes it. Checks the
     /// operand count and widths, not whether sm_90 has the instruction: see [`Instr::eval_on`].
+    #[inline]
     pub fn eval(&self, operands: &[u64]) -> Result<u64, EvalError> {
         self.check_operands(operands)?;
         Ok(self.eval_unchecked(Target::DEFAULT, operands))
@@ -119,6 +120,7 @@ impl Instr {
 
     /// Evaluate as `target` computes it: fails if the target lacks the instruction, and uses
     /// the target's lowering of the approximate instructions (SEMANTICS §1.2).
+    #[inline]
     pub fn eval_on(&self, target: Target, operands: &[u64]) -> Result<u64, EvalError> {
         target.check(self).map_err(|message| EvalError::Target { message })?;
         self.check_operands(operands)?;
@@ -160,6 +162,7 @@ impl Instr {
     }
 
     /// Evaluate operands already known to be legal in count and width.
+    #[inline]
     pub fn eval_unchecked(&self, target: Target, x: &[u64]) -> u64 {
         let (rnd, ftz) = (self.rounding(), self.mods.ftz);
         match self.route {

@@ -3,7 +3,7 @@
 
 use std::hint::select_unpredictable;
 
-use super::{fits_u64, Exact, Term};
+use super::{fits_u64, is_normal, Exact, Term};
 use crate::format::Format;
 use crate::nan;
 use crate::round::{round_pack_sig, Rounding, Sig};
@@ -21,6 +21,9 @@ pub fn add(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
 /// [`add`] with significands held in `S`.
 #[inline(always)]
 pub(crate) fn add_in<S: Sig>(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
+    if is_normal(fmt, a) & is_normal(fmt, b) {
+        return finite_sum(fmt, Exact::<S>::of_normal(fmt, a), Exact::of_normal(fmt, b), rnd, ftz);
+    }
     match (Term::<S>::of(fmt.unpack(a, ftz)), Term::<S>::of(fmt.unpack(b, ftz))) {
         (Some(x), Some(y)) => add_terms(fmt, x, y, rnd, ftz),
         _ => nan::propagate(fmt, &[a, b]),
@@ -44,19 +47,23 @@ pub fn sub(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
 #[inline(always)]
 pub(crate) fn add_terms<S: Sig>(fmt: Format, x: Term<S>, y: Term<S>, rnd: Rounding, ftz: bool) -> u64 {
     match (x, y) {
-        (Term::Finite(v), Term::Finite(w)) => {
-            let sum = exact_sum(v, w);
-            if sum.sig == S::ZERO {
-                fmt.zero(rnd.cancellation_zero_is_negative())
-            } else {
-                round_pack_sig(fmt, sum.neg, sum.exp, sum.sig, rnd, ftz)
-            }
-        }
+        (Term::Finite(v), Term::Finite(w)) => finite_sum(fmt, v, w, rnd, ftz),
         (Term::Inf(a), Term::Inf(b)) if a != b => nan::invalid(fmt),
         (Term::Inf(neg), _) | (_, Term::Inf(neg)) => fmt.inf(neg),
         (Term::Zero(a), Term::Zero(b)) => fmt.zero(a && b || (a != b && rnd.cancellation_zero_is_negative())),
         (Term::Zero(_), Term::Finite(v)) => round_pack_sig(fmt, v.neg, v.exp, v.sig, rnd, ftz),
         (Term::Finite(v), Term::Zero(_)) => round_pack_sig(fmt, v.neg, v.exp, v.sig, rnd, ftz),
+    }
+}
+
+/// The rounded sum of two finite nonzero values: an exact zero is +0, or −0 under `.rm`.
+#[inline(always)]
+pub(crate) fn finite_sum<S: Sig>(fmt: Format, v: Exact<S>, w: Exact<S>, rnd: Rounding, ftz: bool) -> u64 {
+    let sum = exact_sum(v, w);
+    if sum.sig == S::ZERO {
+        fmt.zero(rnd.cancellation_zero_is_negative())
+    } else {
+        round_pack_sig(fmt, sum.neg, sum.exp, sum.sig, rnd, ftz)
     }
 }
 
@@ -86,8 +93,9 @@ fn exact_sum<S: Sig>(x: Exact<S>, y: Exact<S>) -> Exact<S> {
     let (hi_neg, lo_neg) = (select_unpredictable(swap, y.neg, x.neg), select_unpredictable(swap, x.neg, y.neg));
     let (hi_exp, lo_exp) = (x.exp.max(y.exp), x.exp.min(y.exp));
     let lo_sig = shift_right_jam(lo_sig, (hi_exp - lo_exp) as u32);
-    if hi_neg != lo_neg && hi_sig < lo_sig {
-        // Only when both exponents are equal.
+    if (hi_neg != lo_neg) & (hi_sig < lo_sig) {
+        // Only when both exponents are equal (rare: `&` rather than `&&`, whose test of the
+        // signs alone would be a branch mispredicted half the time).
         return Exact { neg: lo_neg, exp: hi_exp, sig: lo_sig - hi_sig };
     }
     // The sum stays below 2^(BITS-1); the difference, computed whatever the signs, is the one

@@ -79,7 +79,6 @@ pub(crate) trait Sig:
     fn leading_zeros(self) -> u32;
     fn from_u64(v: u64) -> Self;
     fn from_bool(b: bool) -> Self;
-    fn wrapping_sub(self, other: Self) -> Self;
     /// The low 64 bits.
     fn low_u64(self) -> u64;
 }
@@ -101,10 +100,6 @@ macro_rules! sig {
             #[inline(always)]
             fn from_bool(b: bool) -> $t {
                 b as $t
-            }
-            #[inline(always)]
-            fn wrapping_sub(self, other: $t) -> $t {
-                <$t>::wrapping_sub(self, other)
             }
             #[inline(always)]
             fn low_u64(self) -> u64 {

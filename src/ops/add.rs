@@ -1,8 +1,6 @@
 //! `add` and `sub` (PTX 9.7.3.3–4, 9.7.4.1–2): one correctly rounded IEEE addition with
 //! NVIDIA's NaN and flush-to-zero rules (SEMANTICS §4–§5).
 
-use std::hint::select_unpredictable;
-
 use super::{fits_u64, is_normal, Exact, Term};
 use crate::format::Format;
 use crate::nan;
@@ -86,21 +84,20 @@ pub(crate) fn finite_sum<S: Sig>(fmt: Format, v: Exact<S>, w: Exact<S>, rnd: Rou
 #[inline(always)]
 fn exact_sum<S: Sig>(x: Exact<S>, y: Exact<S>) -> Exact<S> {
     let (x, y) = (x.normalized_to(S::BITS - 3), y.normalized_to(S::BITS - 3));
-    // Which operand is larger and whether the signs agree are data, selected field by field
-    // without branches (which varied operands would mispredict half the time).
+    // The larger and the smaller operand, selected field by field (a selection of whole
+    // terms compiled to stack copies).
     let swap = x.exp < y.exp;
-    let (hi_sig, lo_sig) = (select_unpredictable(swap, y.sig, x.sig), select_unpredictable(swap, x.sig, y.sig));
-    let (hi_neg, lo_neg) = (select_unpredictable(swap, y.neg, x.neg), select_unpredictable(swap, x.neg, y.neg));
+    let (hi_sig, lo_sig) = (if swap { y.sig } else { x.sig }, if swap { x.sig } else { y.sig });
+    let (hi_neg, lo_neg) = (if swap { y.neg } else { x.neg }, if swap { x.neg } else { y.neg });
     let (hi_exp, lo_exp) = (x.exp.max(y.exp), x.exp.min(y.exp));
     let lo_sig = shift_right_jam(lo_sig, (hi_exp - lo_exp) as u32);
     if (hi_neg != lo_neg) & (hi_sig < lo_sig) {
-        // Only when both exponents are equal (rare: `&` rather than `&&`, whose test of the
-        // signs alone would be a branch mispredicted half the time).
+        // Only when both exponents are equal (rare: `&` rather than `&&`, so that the signs
+        // alone are not a branch of their own).
         return Exact { neg: lo_neg, exp: hi_exp, sig: lo_sig - hi_sig };
     }
-    // The sum stays below 2^(BITS-1); the difference, computed whatever the signs, is the one
-    // taken only when it does not wrap.
-    let sig = select_unpredictable(hi_neg == lo_neg, hi_sig + lo_sig, hi_sig.wrapping_sub(lo_sig));
+    // The sum stays below 2^(BITS-1).
+    let sig = if hi_neg == lo_neg { hi_sig + lo_sig } else { hi_sig - lo_sig };
     Exact { neg: hi_neg, exp: hi_exp, sig }
 }
 

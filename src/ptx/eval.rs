@@ -81,26 +81,51 @@ impl Route {
 }
 
 // The definitions the f32 routes call, each out of line so that eval_unchecked itself stays a
-// dispatch without a stack frame.
+// dispatch without a stack frame, and with one copy per rounding direction, in which the
+// direction is a constant.
+
+/// `$body` with `$r` bound to the constant direction equal to `$rnd`.
+macro_rules! per_rounding {
+    ($rnd:expr, $r:ident => $body:expr) => {
+        match $rnd {
+            Rounding::Rn => {
+                const $r: Rounding = Rounding::Rn;
+                $body
+            }
+            Rounding::Rz => {
+                const $r: Rounding = Rounding::Rz;
+                $body
+            }
+            Rounding::Rm => {
+                const $r: Rounding = Rounding::Rm;
+                $body
+            }
+            Rounding::Rp => {
+                const $r: Rounding = Rounding::Rp;
+                $body
+            }
+        }
+    };
+}
 
 #[inline(never)]
 fn f32_add(a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
-    add::add(Format::F32, a, b, rnd, ftz)
+    per_rounding!(rnd, R => add::add(Format::F32, a, b, R, ftz))
 }
 
 #[inline(never)]
 fn f32_sub(a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
-    add::sub(Format::F32, a, b, rnd, ftz)
+    per_rounding!(rnd, R => add::sub(Format::F32, a, b, R, ftz))
 }
 
 #[inline(never)]
 fn f32_mul(a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
-    mul::mul(Format::F32, a, b, rnd, ftz)
+    per_rounding!(rnd, R => mul::mul(Format::F32, a, b, R, ftz))
 }
 
 #[inline(never)]
 fn f32_fma(a: u64, b: u64, c: u64, rnd: Rounding, ftz: bool) -> u64 {
-    fma::fma(Format::F32, a, b, c, rnd, ftz)
+    per_rounding!(rnd, R => fma::fma(Format::F32, a, b, c, R, ftz))
 }
 
 #[inline(never)]

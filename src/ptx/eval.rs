@@ -145,7 +145,7 @@ impl Instr {
 
     /// Evaluate as `target` computes it: fails if the target lacks the instruction, and uses
     /// the target's lowering of the approximate instructions (SEMANTICS §1.2).
-    #[inline]
+    #[inline(always)]
     pub fn eval_on(&self, target: Target, operands: &[u64]) -> Result<u64, EvalError> {
         target.check(self).map_err(|message| EvalError::Target { message })?;
         self.check_operands(operands)?;
@@ -187,7 +187,7 @@ impl Instr {
     }
 
     /// Evaluate operands already known to be legal in count and width.
-    #[inline]
+    #[inline(always)]
     pub fn eval_unchecked(&self, target: Target, x: &[u64]) -> u64 {
         let (rnd, ftz) = (self.rounding(), self.mods.ftz);
         match self.route {

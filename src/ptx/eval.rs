@@ -158,8 +158,13 @@ impl Instr {
         // Every source operand has the same type (only cvt's differs from the destination's),
         // whose width the instruction carries.
         let above = if self.src_bits < 64 { u64::MAX << self.src_bits } else { 0 };
-        let too_wide = operands.iter().fold(0, |all, &value| all | value) & above != 0;
-        if too_wide || !self.takes(operands.len()) {
+        let all = match *operands {
+            [a] => a,
+            [a, b] => a | b,
+            [a, b, c] => a | b | c,
+            _ => operands.iter().fold(0, |all, &value| all | value),
+        };
+        if (all & above != 0) | !self.takes(operands.len()) {
             return Err(self.operand_error(operands));
         }
         Ok(())

@@ -4,6 +4,8 @@
 //! Nothing here touches the host floating-point environment: directed rounding is computed on
 //! integers.
 
+use std::hint::select_unpredictable;
+
 use crate::format::Format;
 
 /// IEEE rounding direction, spelled as the PTX modifier.
@@ -34,11 +36,13 @@ impl Rounding {
     /// Whether a value of sign `neg` lying strictly between two representable neighbours
     /// rounds away from zero. `lsb_odd` is the parity of the truncated candidate; `half`
     /// compares the discarded part with half an ulp.
+    /// (The operators do not short-circuit, so that the data-dependent decision compiles to
+    /// flag arithmetic rather than to branches the processor would mispredict.)
     #[inline(always)]
     fn rounds_away(self, neg: bool, lsb_odd: bool, half: core::cmp::Ordering) -> bool {
         use core::cmp::Ordering::*;
         match self {
-            Rounding::Rn => half == Greater || (half == Equal && lsb_odd),
+            Rounding::Rn => (half == Greater) | ((half == Equal) & lsb_odd),
             Rounding::Rz => false,
             Rounding::Rm => neg,
             Rounding::Rp => !neg,
@@ -107,25 +111,32 @@ macro_rules! sig {
 sig!(u64);
 sig!(u128);
 
-/// `sig >> shift`, rounded in direction `rnd` for a value of sign `neg`. The result may carry
-/// into the next power of two.
+/// `sig >> shift` (`shift` ≥ 1), rounded in direction `rnd` for a value of sign `neg`. The
+/// result may carry into the next power of two.
+///
+/// The decision is one addition: with `rest` the discarded part (below `unit` = 2^shift) and
+/// `half` = unit/2, the value rounds away from zero exactly when `rest + inc ≥ unit`, for
+/// `inc = half − 1 + lsb` to nearest (that is `rest > half`, or `rest = half` with the kept
+/// part odd), `inc = unit − 1` away from zero (`rest ≠ 0`) and `inc = 0` toward it: the rule
+/// of [`Rounding::rounds_away`]. Both `rest` and `inc` are below `unit`, so `rest + inc`
+/// neither overflows nor reaches `2·unit`, and `(rest + inc) >> shift` is that decision.
 #[inline(always)]
 fn shift_right_round<S: Sig>(sig: S, shift: u32, neg: bool, rnd: Rounding) -> S {
-    if shift == 0 {
-        return sig;
-    }
+    debug_assert!(shift >= 1);
     if shift >= S::BITS {
         // Everything is discarded; half an ulp is 2^(shift-1) >= 2^(BITS-1).
         let half = if shift == S::BITS { sig.cmp(&(S::ONE << (S::BITS - 1))) } else { core::cmp::Ordering::Less };
         return S::from_bool(sig != S::ZERO && rnd.rounds_away(neg, false, half));
     }
-    let kept = sig >> shift;
-    let rest = sig & ((S::ONE << shift) - S::ONE);
-    if rest == S::ZERO {
-        return kept;
-    }
-    let half = rest.cmp(&(S::ONE << (shift - 1)));
-    kept + S::from_bool(rnd.rounds_away(neg, kept & S::ONE == S::ONE, half))
+    let away = (S::ONE << shift) - S::ONE;
+    let (kept, rest) = (sig >> shift, sig & away);
+    let inc = match rnd {
+        Rounding::Rn => (away >> 1) + (kept & S::ONE),
+        Rounding::Rz => S::ZERO,
+        Rounding::Rm => select_unpredictable(neg, away, S::ZERO),
+        Rounding::Rp => select_unpredictable(neg, S::ZERO, away),
+    };
+    kept + ((rest + inc) >> shift)
 }
 
 /// Round the exact value `(-1)^neg · sig · 2^exp` to `fmt` and encode it.
@@ -255,6 +266,59 @@ mod tests {
         assert_eq!(round_pack(Format::F32, false, -150, 3, Rounding::Rp, false), 2);
         assert_eq!(round_pack(Format::F32, true, -151, 1, Rounding::Rm, false), 0x8000_0001);
         assert_eq!(round_pack(Format::F32, true, -151, 1, Rounding::Rn, false), 0x8000_0000);
+    }
+
+    /// The rounding by one addition decides as the comparison of the discarded part with half
+    /// a unit does, for every shift, both widths, every direction and sign, on significands
+    /// whose discarded part is zero, a tie, or just beside a tie.
+    #[test]
+    fn shift_right_round_is_the_comparison_with_half() {
+        fn by_comparison<S: Sig>(sig: S, shift: u32, neg: bool, rnd: Rounding) -> S {
+            let kept = sig >> shift;
+            let rest = sig & ((S::ONE << shift) - S::ONE);
+            if rest == S::ZERO {
+                return kept;
+            }
+            let half = rest.cmp(&(S::ONE << (shift - 1)));
+            kept + S::from_bool(rnd.rounds_away(neg, kept & S::ONE == S::ONE, half))
+        }
+        let mut z = 3u64;
+        let mut next = move || {
+            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut x = z;
+            x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            x ^ (x >> 31)
+        };
+        for _ in 0..20_000 {
+            let r = next();
+            let wide = (u128::from(next()) << 64) | u128::from(r);
+            for shift in 1..128u32 {
+                for rnd in Rounding::ALL {
+                    for neg in [false, true] {
+                        // The random value, and the same with its discarded part set to a tie,
+                        // a tie minus or plus one, or zero.
+                        let low = (1u128 << shift) - 1;
+                        let half = 1u128 << (shift - 1);
+                        for sig in
+                            [wide, wide & !low | half, (wide & !low | half) - 1, wide & !low | half | 1, wide & !low]
+                        {
+                            let want = by_comparison(sig, shift, neg, rnd);
+                            assert_eq!(
+                                shift_right_round(sig, shift, neg, rnd),
+                                want,
+                                "{sig:#x} >> {shift} {rnd:?} {neg}"
+                            );
+                            if shift < 64 {
+                                let narrow = sig as u64;
+                                let want = by_comparison(narrow, shift, neg, rnd);
+                                assert_eq!(shift_right_round(narrow, shift, neg, rnd), want, "{narrow:#x} >> {shift}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

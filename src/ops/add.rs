@@ -1,7 +1,7 @@
 //! `add` and `sub` (PTX 9.7.3.3–4, 9.7.4.1–2): one correctly rounded IEEE addition with
 //! NVIDIA's NaN and flush-to-zero rules (SEMANTICS §4–§5).
 
-use super::{fits_u64, Exact, Term};
+use super::{fits_u64, is_normal, Exact, Term};
 use crate::format::Format;
 use crate::nan;
 use crate::round::{round_pack_sig, Rounding, Sig};
@@ -19,6 +19,9 @@ pub fn add(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
 /// [`add`] with significands held in `S`.
 #[inline(always)]
 pub(crate) fn add_in<S: Sig>(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
+    if is_normal(fmt, a) & is_normal(fmt, b) {
+        return finite_sum(fmt, Exact::<S>::of_normal(fmt, a), Exact::of_normal(fmt, b), rnd, ftz);
+    }
     match (Term::<S>::of(fmt.unpack(a, ftz)), Term::<S>::of(fmt.unpack(b, ftz))) {
         (Some(x), Some(y)) => add_terms(fmt, x, y, rnd, ftz),
         _ => nan::propagate(fmt, &[a, b]),
@@ -35,23 +38,30 @@ pub fn sub(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
 
 /// The rounded sum of two non-NaN terms, with the IEEE 754 rules for infinities and for the
 /// sign of an exact zero (§6.3: −0 only for (−0) + (−0), or for a cancellation under `.rm`).
+///
+/// The finite case comes first and every arm binds its finite value from one position: an
+/// or-pattern binding a value from either operand compiles to a pointer selected between two
+/// stack copies of the terms, a store and a reload on every call.
 #[inline(always)]
 pub(crate) fn add_terms<S: Sig>(fmt: Format, x: Term<S>, y: Term<S>, rnd: Rounding, ftz: bool) -> u64 {
     match (x, y) {
+        (Term::Finite(v), Term::Finite(w)) => finite_sum(fmt, v, w, rnd, ftz),
         (Term::Inf(a), Term::Inf(b)) if a != b => nan::invalid(fmt),
         (Term::Inf(neg), _) | (_, Term::Inf(neg)) => fmt.inf(neg),
         (Term::Zero(a), Term::Zero(b)) => fmt.zero(a && b || (a != b && rnd.cancellation_zero_is_negative())),
-        (Term::Zero(_), Term::Finite(v)) | (Term::Finite(v), Term::Zero(_)) => {
-            round_pack_sig(fmt, v.neg, v.exp, v.sig, rnd, ftz)
-        }
-        (Term::Finite(v), Term::Finite(w)) => {
-            let sum = exact_sum(v, w);
-            if sum.sig == S::ZERO {
-                fmt.zero(rnd.cancellation_zero_is_negative())
-            } else {
-                round_pack_sig(fmt, sum.neg, sum.exp, sum.sig, rnd, ftz)
-            }
-        }
+        (Term::Zero(_), Term::Finite(v)) => round_pack_sig(fmt, v.neg, v.exp, v.sig, rnd, ftz),
+        (Term::Finite(v), Term::Zero(_)) => round_pack_sig(fmt, v.neg, v.exp, v.sig, rnd, ftz),
+    }
+}
+
+/// The rounded sum of two finite nonzero values: an exact zero is +0, or −0 under `.rm`.
+#[inline(always)]
+pub(crate) fn finite_sum<S: Sig>(fmt: Format, v: Exact<S>, w: Exact<S>, rnd: Rounding, ftz: bool) -> u64 {
+    let sum = exact_sum(v, w);
+    if sum.sig == S::ZERO {
+        fmt.zero(rnd.cancellation_zero_is_negative())
+    } else {
+        round_pack_sig(fmt, sum.neg, sum.exp, sum.sig, rnd, ftz)
     }
 }
 
@@ -74,25 +84,30 @@ pub(crate) fn add_terms<S: Sig>(fmt: Format, x: Term<S>, y: Term<S>, rnd: Roundi
 #[inline(always)]
 fn exact_sum<S: Sig>(x: Exact<S>, y: Exact<S>) -> Exact<S> {
     let (x, y) = (x.normalized_to(S::BITS - 3), y.normalized_to(S::BITS - 3));
-    let (hi, lo) = if x.exp >= y.exp { (x, y) } else { (y, x) };
-    let lo_sig = shift_right_jam(lo.sig, (hi.exp - lo.exp) as u32);
-    if hi.neg == lo.neg {
-        Exact { neg: hi.neg, exp: hi.exp, sig: hi.sig + lo_sig }
-    } else if hi.sig >= lo_sig {
-        Exact { neg: hi.neg, exp: hi.exp, sig: hi.sig - lo_sig }
-    } else {
-        Exact { neg: lo.neg, exp: hi.exp, sig: lo_sig - hi.sig }
+    // The larger and the smaller operand, selected field by field (a selection of whole
+    // terms compiled to stack copies).
+    let swap = x.exp < y.exp;
+    let (hi_sig, lo_sig) = (if swap { y.sig } else { x.sig }, if swap { x.sig } else { y.sig });
+    let (hi_neg, lo_neg) = (if swap { y.neg } else { x.neg }, if swap { x.neg } else { y.neg });
+    let (hi_exp, lo_exp) = (x.exp.max(y.exp), x.exp.min(y.exp));
+    let lo_sig = shift_right_jam(lo_sig, (hi_exp - lo_exp) as u32);
+    if (hi_neg != lo_neg) & (hi_sig < lo_sig) {
+        // Only when both exponents are equal (rare: `&` rather than `&&`, so that the signs
+        // alone are not a branch of their own).
+        return Exact { neg: lo_neg, exp: hi_exp, sig: lo_sig - hi_sig };
     }
+    // The sum stays below 2^(BITS-1).
+    let sig = if hi_neg == lo_neg { hi_sig + lo_sig } else { hi_sig - lo_sig };
+    Exact { neg: hi_neg, exp: hi_exp, sig }
 }
 
 /// `sig >> shift` with every discarded 1 bit ORed into the lowest bit of the result.
 #[inline(always)]
 pub(crate) fn shift_right_jam<S: Sig>(sig: S, shift: u32) -> S {
-    if shift == 0 {
-        sig
-    } else if shift >= S::BITS {
+    if shift >= S::BITS {
         S::from_bool(sig != S::ZERO)
     } else {
+        // For shift 0 the mask is empty and `sig` comes back unchanged.
         (sig >> shift) | S::from_bool((sig & ((S::ONE << shift) - S::ONE)) != S::ZERO)
     }
 }

@@ -22,6 +22,15 @@ pub(crate) const fn fits_u64(fmt: Format) -> bool {
     fmt.precision() <= 24
 }
 
+/// Whether `bits` is a normal number of `fmt`: its exponent field is neither 0 nor all ones.
+/// The definitions test their operands with it first, so that the common case of normal
+/// operands takes one branch to its arithmetic, and every other goes the general way.
+#[inline(always)]
+pub(crate) fn is_normal(fmt: Format, bits: u64) -> bool {
+    let field = (bits & fmt.exp_mask()) >> fmt.frac_bits();
+    field.wrapping_sub(1) < (fmt.exp_mask() >> fmt.frac_bits()) - 1
+}
+
 /// A finite nonzero value `(-1)^neg · sig · 2^exp` held exactly, or with a sticky bit in the
 /// lowest position of `sig` (see [`crate::round::round_pack`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +41,18 @@ pub(crate) struct Exact<S = u128> {
 }
 
 impl<S: Sig> Exact<S> {
+    /// The value of a normal operand (see [`is_normal`]): what [`Format::unpack`] gives for it,
+    /// without the classification.
+    #[inline(always)]
+    pub fn of_normal(fmt: Format, bits: u64) -> Exact<S> {
+        let biased = ((bits & fmt.exp_mask()) >> fmt.frac_bits()) as i32;
+        Exact {
+            neg: fmt.is_neg(bits),
+            exp: biased - fmt.bias() - fmt.frac_bits() as i32,
+            sig: S::from_u64((bits & fmt.frac_mask()) | (1u64 << fmt.frac_bits())),
+        }
+    }
+
     /// Shift the significand left so that its top bit is at position `bit`.
     #[inline(always)]
     fn normalized_to(self, bit: u32) -> Exact<S> {

@@ -1,7 +1,7 @@
 //! `mul` (PTX 9.7.3.5, 9.7.4.3): one correctly rounded IEEE multiplication with NVIDIA's NaN
 //! and flush-to-zero rules (SEMANTICS §4–§5).
 
-use super::fits_u64;
+use super::{fits_u64, is_normal, Exact};
 use crate::format::{Format, Unpacked};
 use crate::nan;
 use crate::round::{round_pack_sig, Rounding, Sig};
@@ -23,6 +23,10 @@ pub fn mul(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
 pub(crate) fn mul_in<S: Sig>(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
     use Unpacked::*;
     let neg = fmt.is_neg(a) != fmt.is_neg(b);
+    if is_normal(fmt, a) & is_normal(fmt, b) {
+        let (v, w) = (Exact::<S>::of_normal(fmt, a), Exact::<S>::of_normal(fmt, b));
+        return round_pack_sig(fmt, neg, v.exp + w.exp, v.sig * w.sig, rnd, ftz);
+    }
     match (fmt.unpack(a, ftz), fmt.unpack(b, ftz)) {
         (Nan, _) | (_, Nan) => nan::propagate(fmt, &[a, b]),
         (Inf { .. }, Zero { .. }) | (Zero { .. }, Inf { .. }) => nan::invalid(fmt),

@@ -57,8 +57,7 @@ struct Builder(Vec<CatalogEntry>);
 
 impl Builder {
     fn push(&mut self, opcode: Opcode, mode: Mode, mods: Modifiers, ty: Type, sources: usize, min_sm: u32) {
-        let min_sm_byte = u8::try_from(min_sm).expect("sm_XX numbers fit in a byte");
-        let instr = Instr { opcode, mode, mods, ty, arity: 1 << sources, min_sm: min_sm_byte };
+        let instr = Instr::candidate(opcode, mode, mods, ty).resolved(1 << sources, min_sm);
         self.0.push(CatalogEntry { instr, sources, min_sm });
     }
 

@@ -9,7 +9,7 @@ use super::target::Target;
 use crate::format::Format;
 use crate::ops::minmax::{minmax, Extreme, MinMaxModifiers};
 use crate::ops::{add, cvt, div, fma, mul, sign, sqrt, testp};
-use crate::round::{relu, saturate};
+use crate::round::{relu, saturate, Rounding};
 
 /// Why operands could not be evaluated.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,10 +43,101 @@ impl fmt::Display for EvalError {
 
 impl std::error::Error for EvalError {}
 
+/// What [`Instr::eval_unchecked`] runs, resolved once when the instruction is built, so that
+/// the frequent scalar f32 instructions skip the general dispatch on format, opcode, precision
+/// and result modifiers and call their definition directly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Route {
+    /// The general dispatch: every other instruction.
+    General,
+    /// `add`, `sub`, `mul`, `fma`/`mad` `.f32` with a rounding direction (spelled or not),
+    /// `.ftz` or not, and no result modifier (`.sat`).
+    F32Add,
+    F32Sub,
+    F32Mul,
+    F32Fma,
+    /// The `.approx` and `.full` `.f32` instructions, lowered as ptxas lowers them.
+    F32Approx,
+}
+
+impl Route {
+    /// The route of a built instruction; the general dispatch takes exactly the same path for
+    /// each of the others.
+    pub(crate) fn of(i: &Instr) -> Route {
+        if i.ty != Type::F32 {
+            return Route::General;
+        }
+        let m = i.mods;
+        let plain = !(m.sat || m.relu || m.oob);
+        match (i.opcode, i.mode) {
+            (_, Mode::Approx | Mode::Full) => Route::F32Approx,
+            (Opcode::Add, _) if plain => Route::F32Add,
+            (Opcode::Sub, _) if plain => Route::F32Sub,
+            (Opcode::Mul, _) if plain => Route::F32Mul,
+            (Opcode::Fma | Opcode::Mad, _) if plain => Route::F32Fma,
+            _ => Route::General,
+        }
+    }
+}
+
+// The definitions the f32 routes call, each out of line so that eval_unchecked itself stays a
+// dispatch without a stack frame, and with one copy per rounding direction, in which the
+// direction is a constant.
+
+/// `$body` with `$r` bound to the constant direction equal to `$rnd`.
+macro_rules! per_rounding {
+    ($rnd:expr, $r:ident => $body:expr) => {
+        match $rnd {
+            Rounding::Rn => {
+                const $r: Rounding = Rounding::Rn;
+                $body
+            }
+            Rounding::Rz => {
+                const $r: Rounding = Rounding::Rz;
+                $body
+            }
+            Rounding::Rm => {
+                const $r: Rounding = Rounding::Rm;
+                $body
+            }
+            Rounding::Rp => {
+                const $r: Rounding = Rounding::Rp;
+                $body
+            }
+        }
+    };
+}
+
+#[inline(never)]
+fn f32_add(a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
+    per_rounding!(rnd, R => add::add(Format::F32, a, b, R, ftz))
+}
+
+#[inline(never)]
+fn f32_sub(a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
+    per_rounding!(rnd, R => add::sub(Format::F32, a, b, R, ftz))
+}
+
+#[inline(never)]
+fn f32_mul(a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
+    per_rounding!(rnd, R => mul::mul(Format::F32, a, b, R, ftz))
+}
+
+#[inline(never)]
+fn f32_fma(a: u64, b: u64, c: u64, rnd: Rounding, ftz: bool) -> u64 {
+    per_rounding!(rnd, R => fma::fma(Format::F32, a, b, c, R, ftz))
+}
+
+#[inline(never)]
+fn f32_approx(op: Opcode, full: bool, ftz: bool, a: u32, b: u32, target: Target) -> u32 {
+    lower::f32_approx(op, full, ftz, a, b, target)
+}
+
 impl Instr {
     /// Evaluate on operand bit patterns (each in the low bits of a `u64`; packed types as one
     /// word, element 0 in the low half), as the default target (sm_90) computes it. Checks the
     /// operand count and widths, not whether sm_90 has the instruction: see [`Instr::eval_on`].
+    #[inline]
     pub fn eval(&self, operands: &[u64]) -> Result<u64, EvalError> {
         self.check_operands(operands)?;
         Ok(self.eval_unchecked(Target::DEFAULT, operands))
@@ -54,6 +145,7 @@ impl Instr {
 
     /// Evaluate as `target` computes it: fails if the target lacks the instruction, and uses
     /// the target's lowering of the approximate instructions (SEMANTICS §1.2).
+    #[inline(always)]
     pub fn eval_on(&self, target: Target, operands: &[u64]) -> Result<u64, EvalError> {
         target.check(self).map_err(|message| EvalError::Target { message })?;
         self.check_operands(operands)?;
@@ -63,10 +155,16 @@ impl Instr {
     /// The operand count and widths. Allocates nothing unless it fails.
     #[inline]
     pub fn check_operands(&self, operands: &[u64]) -> Result<(), EvalError> {
-        // Every source operand has the same type (only cvt's differs from the destination's).
-        let bits = self.source_type(0).bits();
-        let too_wide = bits < 64 && operands.iter().any(|&value| value >> bits != 0);
-        if too_wide || !self.takes(operands.len()) {
+        // Every source operand has the same type (only cvt's differs from the destination's),
+        // whose width the instruction carries.
+        let above = if self.src_bits < 64 { u64::MAX << self.src_bits } else { 0 };
+        let all = match *operands {
+            [a] => a,
+            [a, b] => a | b,
+            [a, b, c] => a | b | c,
+            _ => operands.iter().fold(0, |all, &value| all | value),
+        };
+        if (all & above != 0) | !self.takes(operands.len()) {
             return Err(self.operand_error(operands));
         }
         Ok(())
@@ -94,14 +192,31 @@ impl Instr {
     }
 
     /// Evaluate operands already known to be legal in count and width.
+    #[inline(always)]
     pub fn eval_unchecked(&self, target: Target, x: &[u64]) -> u64 {
-        if let (Opcode::Cvt { .. }, 2) = (self.opcode, self.ty.lanes()) {
+        let (rnd, ftz) = (self.rounding(), self.mods.ftz);
+        match self.route {
+            Route::F32Add => f32_add(x[0], x[1], rnd, ftz),
+            Route::F32Sub => f32_sub(x[0], x[1], rnd, ftz),
+            Route::F32Mul => f32_mul(x[0], x[1], rnd, ftz),
+            Route::F32Fma => f32_fma(x[0], x[1], x[2], rnd, ftz),
+            Route::F32Approx => {
+                let (a, b) = (x[0] as u32, x.get(1).map_or(0, |&b| b as u32));
+                f32_approx(self.opcode, self.mode == Mode::Full, ftz, a, b, target) as u64
+            }
+            Route::General if self.ty.lanes() == 1 => self.scalar(target, x),
+            Route::General => self.packed(target, x),
+        }
+    }
+
+    /// A packed type, element by element (out of line, so that the call of a scalar
+    /// instruction does not set up this loop's frame).
+    #[inline(never)]
+    fn packed(&self, target: Target, x: &[u64]) -> u64 {
+        if let Opcode::Cvt { .. } = self.opcode {
             // cvt.{f16x2,bf16x2}.f32 d, a, b: a goes to the upper half [DOC PTX cvt].
             let w = self.ty.scalar().bits();
             return (self.scalar(target, &x[0..1]) << w) | self.scalar(target, &x[1..2]);
-        }
-        if self.ty.lanes() == 1 {
-            return self.scalar(target, x);
         }
         let fmt = self.ty.scalar();
         let w = fmt.bits();
@@ -132,7 +247,7 @@ impl Instr {
         match self.opcode {
             Opcode::Mufu(func) => return lower::mufu_op(func, fmt, self.mods.sat, x[0], target),
             Opcode::Rro(mode) => return lower::rro(mode, x[0] as u32) as u64,
-            _ if matches!(self.mode, Mode::Approx | Mode::Full) => return self.approx(target, x),
+            _ if matches!(self.mode, Mode::Approx | Mode::Full) => return self.approx(fmt, target, x),
             _ => {}
         }
         let rnd = self.rounding();
@@ -165,16 +280,22 @@ impl Instr {
             | Opcode::Mufu(_)
             | Opcode::Rro(_) => unreachable!("{self} is approximate: the catalog spells it with .approx"),
         };
-        self.clamp(fmt, x, raw)
+        let m = self.mods;
+        if m.oob | m.relu | m.sat {
+            self.clamp(fmt, x, raw)
+        } else {
+            raw
+        }
     }
 
     /// One element of an `.approx` or `.full` instruction, lowered as ptxas lowers it.
-    fn approx(&self, target: Target, x: &[u64]) -> u64 {
+    #[inline(always)]
+    fn approx(&self, fmt: Format, target: Target, x: &[u64]) -> u64 {
         let ftz = self.mods.ftz;
-        match self.ty.scalar() {
+        match fmt {
             Format::F32 => {
-                let ops = [x[0] as u32, x.get(1).map_or(0, |&b| b as u32)];
-                lower::f32_approx(self.opcode, self.mode == Mode::Full, ftz, &ops, target) as u64
+                let (a, b) = (x[0] as u32, x.get(1).map_or(0, |&b| b as u32));
+                lower::f32_approx(self.opcode, self.mode == Mode::Full, ftz, a, b, target) as u64
             }
             Format::F64 => lower::f64_approx(self.opcode, ftz, x[0]),
             half => lower::half_approx(self.opcode, half, x[0] as u16) as u64,
@@ -187,6 +308,8 @@ impl Instr {
     /// `.oob` forces +0 when an operand is the "OOB NaN" of tensor loads \[DOC PTX 9.7.4.4\];
     /// that NaN's bit pattern is not given in the excerpts and is taken to be the canonical
     /// NaN 0x7FFF \[UNK\].
+    #[cold]
+    #[inline(never)]
     fn clamp(&self, fmt: Format, x: &[u64], r: u64) -> u64 {
         let r = if self.mods.oob && x.iter().any(|&v| v == fmt.canonical_nan()) { 0 } else { r };
         let r = if self.mods.relu { relu(fmt, r) } else { r };
@@ -195,5 +318,52 @@ impl Instr {
         } else {
             r
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ptx::catalog;
+
+    /// Every instruction with its own route gives what the general dispatch gives, on every
+    /// target that lowers differently, for operands of every class.
+    #[test]
+    fn routes_agree_with_the_general_dispatch() {
+        let mut z = 5u64;
+        let mut next = move || {
+            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut x = z;
+            x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            x ^ (x >> 31)
+        };
+        let specials =
+            [0, 0x8000_0000, 1, 0x807F_FFFF, 0x0080_0000, 0x7F7F_FFFF, 0x7F80_0000, 0xFF80_0000, 0x7FC0_0001];
+        let mut routed = 0;
+        for e in catalog::entries() {
+            let instr = e.instr;
+            if instr.route == Route::General {
+                continue;
+            }
+            routed += 1;
+            for target in [Target::new(50).unwrap(), Target::new(62).unwrap(), Target::DEFAULT] {
+                for _ in 0..2000 {
+                    let mut x = [0u64; 3];
+                    for v in &mut x[..e.sources] {
+                        let r = next();
+                        *v = match r % 4 {
+                            0 => specials[(r >> 8) as usize % specials.len()],
+                            1 => r >> 32,
+                            _ => ((r >> 32) as u32 & 0x87FF_FFFF | 0x3800_0000) as u64,
+                        };
+                    }
+                    let x = &x[..e.sources];
+                    assert_eq!(instr.eval_unchecked(target, x), instr.scalar(target, x), "{instr} {x:#x?} on {target}");
+                }
+            }
+        }
+        // add, sub, mul: 5 roundings × .ftz; fma, mad: 4 × .ftz; 19 approximate spellings.
+        assert_eq!(routed, 3 * 10 + 2 * 8 + 19);
     }
 }

@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use super::eval::Route;
 use crate::format::Format;
 use crate::ops::testp::Property;
 use crate::round::Rounding;
@@ -256,9 +257,28 @@ pub struct Instr {
     /// The lowest `sm_XX` (as XX) of the spelling's catalog entries, so that the target check
     /// needs no catalog lookup.
     pub(crate) min_sm: u8,
+    /// The width of a source operand word (every source has the same type).
+    pub(crate) src_bits: u8,
+    /// What evaluation runs, resolved from the fields above when the instruction is built.
+    pub(crate) route: Route,
 }
 
 impl Instr {
+    /// An instruction not yet checked against the catalog: what the parser builds before it
+    /// resolves the spelling.
+    pub(crate) const fn candidate(opcode: Opcode, mode: Mode, mods: Modifiers, ty: Type) -> Instr {
+        Instr { opcode, mode, mods, ty, arity: 0, min_sm: 0, src_bits: 0, route: Route::General }
+    }
+
+    /// A legal spelling with the operand counts of `arity` and lowest architecture `min_sm`,
+    /// with everything its checks and its evaluation need computed once.
+    pub(crate) fn resolved(self, arity: u8, min_sm: u32) -> Instr {
+        let min_sm = u8::try_from(min_sm).expect("sm_XX numbers fit in a byte");
+        let src_bits = self.source_type(0).bits() as u8;
+        let i = Instr { arity, min_sm, src_bits, ..self };
+        Instr { route: Route::of(&i), ..i }
+    }
+
     pub fn opcode(&self) -> Opcode {
         self.opcode
     }

@@ -74,9 +74,11 @@ fn below_flt_min(x: u32) -> bool {
     !ge(x & 0x7FFF_FFFF, FLT_MIN)
 }
 
-/// The f32 approximate instructions (§1.1, §1.2). `x` holds one operand, or the dividend and
-/// divisor of `div`.
-pub(crate) fn f32_approx(op: Opcode, full: bool, ftz: bool, x: &[u32], target: Target) -> u32 {
+/// The f32 approximate instructions (§1.1, §1.2) of the operand `a`, or of the dividend `a`
+/// and divisor `b` of `div`.
+#[inline(always)]
+pub(crate) fn f32_approx(op: Opcode, full: bool, ftz: bool, a: u32, b: u32, target: Target) -> u32 {
+    let x = [a, b];
     match op {
         Opcode::Rcp if ftz => mufu::rcp::rcp(x[0]),
         Opcode::Rcp => {

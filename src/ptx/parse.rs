@@ -42,7 +42,7 @@ impl FromStr for Instr {
 impl Instr {
     /// Build an instruction from its parts; fails exactly when the spelling would.
     pub fn from_parts(opcode: Opcode, mode: Mode, mods: Modifiers, ty: Type) -> Result<Instr, ParseError> {
-        let candidate = Instr { opcode, mode, mods, ty, arity: 0, min_sm: 0 };
+        let candidate = Instr::candidate(opcode, mode, mods, ty);
         resolve(candidate).map_err(|message| ParseError { spelling: candidate.to_string(), message })
     }
 
@@ -60,8 +60,7 @@ fn resolve(candidate: Instr) -> Result<Instr, String> {
         Some(entries) => {
             let arity = entries.iter().fold(0u8, |acc, e| acc | (1 << e.sources));
             let min_sm = entries.iter().map(|e| e.min_sm).min().expect("a spelling has an entry");
-            let min_sm = u8::try_from(min_sm).expect("sm_XX numbers fit in a byte");
-            Ok(Instr { arity, min_sm, ..candidate })
+            Ok(candidate.resolved(arity, min_sm))
         }
         None => Err(diagnose(&candidate)),
     }
@@ -154,7 +153,7 @@ fn tokenize(s: &str) -> Result<Instr, String> {
             return Err(format!("{head} takes one type, found {}; legal: {}", found.join(" "), legal_types(head)));
         }
     };
-    Ok(Instr { opcode, mode, mods, ty: types[0], arity: 0, min_sm: 0 })
+    Ok(Instr::candidate(opcode, mode, mods, types[0]))
 }
 
 fn tokenize_mufu(rest: Vec<&str>) -> Result<Instr, String> {
@@ -179,7 +178,7 @@ fn tokenize_mufu(rest: Vec<&str>) -> Result<Instr, String> {
             }
         }
     }
-    Ok(Instr { opcode: Opcode::Mufu(func), mode: Mode::Default, mods, ty, arity: 0, min_sm: 0 })
+    Ok(Instr::candidate(Opcode::Mufu(func), Mode::Default, mods, ty))
 }
 
 fn tokenize_rro(rest: Vec<&str>) -> Result<Instr, String> {
@@ -188,14 +187,7 @@ fn tokenize_rro(rest: Vec<&str>) -> Result<Instr, String> {
         ["EX2"] => RroMode::Ex2,
         _ => return Err("RRO takes one mode: RRO.SINCOS or RRO.EX2".into()),
     };
-    Ok(Instr {
-        opcode: Opcode::Rro(mode),
-        mode: Mode::Default,
-        mods: Modifiers::default(),
-        ty: Type::F32,
-        arity: 0,
-        min_sm: 0,
-    })
+    Ok(Instr::candidate(Opcode::Rro(mode), Mode::Default, Modifiers::default(), Type::F32))
 }
 
 fn opcode_of(head: &str, property: Option<Property>) -> Opcode {

@@ -299,6 +299,7 @@ pub(super) fn groups<T: Copy, const N: usize, const K: usize>(
 }
 
 /// How far ahead of the group being computed the loop of [`map`] asks for its operands.
+#[cfg(target_arch = "x86_64")]
 const PREFETCH_BYTES: usize = 1024;
 
 /// Ask the cache to fetch the `len` bytes [`PREFETCH_BYTES`] past `group`. A kernel that

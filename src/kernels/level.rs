@@ -141,6 +141,7 @@ fn detect() -> SimdLevel {
 /// instructions of their level.
 pub(super) trait Isa: 'static {
     /// Whether AVX-512 F/BW/DQ/VL intrinsics may be used.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     const AVX512: bool;
     /// Whether fused multiply-add is one instruction (`simd` `mul_add`), and F16C's
     /// conversions and AVX2's 256-bit integer instructions may be used.

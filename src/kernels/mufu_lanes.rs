@@ -91,7 +91,9 @@ pub(super) fn madd<L: Isa>(a: U, b: U) -> I {
 /// Both layouts are kept: vectors of 16 rows for the AVX-512 permutes, and row i as
 /// `w0 | w1 << 32` for per-lane loads (the 64-row tables use the first half).
 pub(super) struct Coeffs<const V: usize> {
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     w0: [U; V],
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     w1: [U; V],
     rows: [u64; 128],
 }
@@ -314,6 +316,7 @@ fn sq_words(w: std::arch::x86_64::__m256i) -> std::arch::x86_64::__m256i {
 /// arithmetic on subnormals is slow (microcode assists) and depends on the flush-to-zero
 /// settings, so every lane that host arithmetic sees is first made normal, zero, infinite or
 /// NaN this way, where such tiny values cannot change the result.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn zero_tiny(x: U) -> U {
     (x & 0x7F80_0000u32).simd_lt(splat(100 << 23)).select(x & 0x8000_0000u32, x)

@@ -282,14 +282,8 @@ mod tests {
             let half = rest.cmp(&(S::ONE << (shift - 1)));
             kept + S::from_bool(rnd.rounds_away(neg, kept & S::ONE == S::ONE, half))
         }
-        let mut z = 3u64;
-        let mut next = move || {
-            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut x = z;
-            x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            x ^ (x >> 31)
-        };
+        let mut rng = crate::sweep::domain::Rng::for_case(3, 0);
+        let mut next = move || rng.next();
         for _ in 0..20_000 {
             let r = next();
             let wide = (u128::from(next()) << 64) | u128::from(r);

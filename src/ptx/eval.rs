@@ -330,14 +330,8 @@ mod tests {
     /// target that lowers differently, for operands of every class.
     #[test]
     fn routes_agree_with_the_general_dispatch() {
-        let mut z = 5u64;
-        let mut next = move || {
-            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut x = z;
-            x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            x ^ (x >> 31)
-        };
+        let mut rng = crate::sweep::domain::Rng::for_case(5, 0);
+        let mut next = move || rng.next();
         let specials =
             [0, 0x8000_0000, 1, 0x807F_FFFF, 0x0080_0000, 0x7F7F_FFFF, 0x7F80_0000, 0xFF80_0000, 0x7FC0_0001];
         let mut routed = 0;

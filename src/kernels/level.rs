@@ -139,7 +139,7 @@ fn detect() -> SimdLevel {
 /// A level as a type, for the kernels generic over it. Only [`super::select_at`] names the
 /// types, and only for a level the processor has: the loops of [`V3`] and [`V4`] execute
 /// instructions of their level.
-pub(super) trait Isa: 'static {
+pub(crate) trait Isa: 'static {
     /// Whether AVX-512 F/BW/DQ/VL intrinsics may be used.
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     const AVX512: bool;
@@ -154,10 +154,14 @@ pub(super) trait Isa: 'static {
         dst: &mut [T],
         f: &impl Fn([[T; N]; K]) -> [T; N],
     );
+
+    /// `f()` compiled for the level: a function of the level's target features, into which
+    /// `f` (an `#[inline(always)]` closure) and what it inlines are compiled.
+    fn run<R>(f: impl FnOnce() -> R) -> R;
 }
 
 /// The baseline.
-pub(super) struct V1;
+pub(crate) struct V1;
 
 impl Isa for V1 {
     const AVX512: bool = false;
@@ -171,6 +175,11 @@ impl Isa for V1 {
     ) {
         groups(srcs, dst, f)
     }
+
+    #[inline(never)]
+    fn run<R>(f: impl FnOnce() -> R) -> R {
+        f()
+    }
 }
 
 /// `$level` with a loop compiled for `$features`.
@@ -178,7 +187,7 @@ macro_rules! level {
     ($level:ident, $doc:literal, avx512: $avx512:expr, $features:literal) => {
         #[doc = $doc]
         #[cfg(target_arch = "x86_64")]
-        pub(super) struct $level;
+        pub(crate) struct $level;
 
         #[cfg(target_arch = "x86_64")]
         impl Isa for $level {
@@ -204,6 +213,17 @@ macro_rules! level {
                 // features.
                 unsafe { compiled(srcs, dst, f) }
             }
+
+            #[inline(always)]
+            fn run<R>(f: impl FnOnce() -> R) -> R {
+                #[target_feature(enable = $features)]
+                #[inline(never)]
+                fn compiled<R>(f: impl FnOnce() -> R) -> R {
+                    f()
+                }
+                // SAFETY: as for `groups`.
+                unsafe { compiled(f) }
+            }
         }
     };
 }
@@ -215,3 +235,31 @@ level!(
     avx512: true,
     "avx,avx2,fma,f16c,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512cd,avx512dq,avx512vl"
 );
+
+/// `$body` with `$L` the [`Isa`] type of `$level` (a [`SimdLevel`] the processor has), e.g.
+/// `at_level!(SimdLevel::active(), L => f::<L>(x))`.
+macro_rules! at_level {
+    ($level:expr, $L:ident => $body:expr) => {{
+        let level: $crate::kernels::SimdLevel = $level;
+        debug_assert!(level.is_supported(), "the processor lacks the {level} kernels");
+        match level {
+            $crate::kernels::SimdLevel::Baseline => {
+                type $L = $crate::kernels::level::V1;
+                $body
+            }
+            #[cfg(target_arch = "x86_64")]
+            $crate::kernels::SimdLevel::Avx2 => {
+                type $L = $crate::kernels::level::V3;
+                $body
+            }
+            #[cfg(target_arch = "x86_64")]
+            $crate::kernels::SimdLevel::Avx512 => {
+                type $L = $crate::kernels::level::V4;
+                $body
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => unreachable!("only the baseline is supported off x86-64"),
+        }
+    }};
+}
+pub(crate) use at_level;

@@ -11,11 +11,11 @@ mod exact;
 mod exact_f64;
 mod half;
 mod lanes;
-mod level;
+pub(crate) mod level;
 mod minmax;
 mod mufu_f32;
 mod mufu_lanes;
-mod simd;
+pub(crate) mod simd;
 
 use level::Isa;
 pub use level::{SimdLevel, SimdLevelError, SIMD_LEVEL_VARIABLE};
@@ -72,15 +72,7 @@ pub(crate) fn select(instr: &Instr, target: Target) -> Option<Kernel> {
 /// ([`SimdLevel::is_supported`]).
 pub(crate) fn select_at(instr: &Instr, target: Target, level: SimdLevel) -> Option<Kernel> {
     assert!(level.is_supported(), "the processor lacks the {level} kernels");
-    match level {
-        SimdLevel::Baseline => select_for::<level::V1>(instr, target),
-        #[cfg(target_arch = "x86_64")]
-        SimdLevel::Avx2 => select_for::<level::V3>(instr, target),
-        #[cfg(target_arch = "x86_64")]
-        SimdLevel::Avx512 => select_for::<level::V4>(instr, target),
-        #[cfg(not(target_arch = "x86_64"))]
-        _ => unreachable!("only the baseline is supported off x86-64"),
-    }
+    level::at_level!(level, L => select_for::<L>(instr, target))
 }
 
 /// The kernel compiled for the level `L`.

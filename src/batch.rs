@@ -195,4 +195,10 @@ impl Instr {
     pub fn is_vectorized(&self, target: Target) -> bool {
         kernels::select(self, target).is_some()
     }
+
+    /// Whether batch evaluation of this instruction runs a SIMD kernel at `level`, which the
+    /// processor must have ([`SimdLevel::is_supported`]).
+    pub fn is_vectorized_at(&self, target: Target, level: SimdLevel) -> bool {
+        kernels::select_at(self, target, level).is_some()
+    }
 }

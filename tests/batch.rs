@@ -2,7 +2,10 @@
 //! thread count, every buffer length 0..=67 and unaligned buffers, for every catalog spelling.
 
 use ptxfp::ptx::catalog;
-use ptxfp::{BatchError, Instr, SimdLevel, SimdLevelError, Target, Word};
+mod common;
+
+use common::batch::batch;
+use ptxfp::{BatchError, Instr, SimdLevel, SimdLevelError, Target};
 
 fn splitmix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -34,40 +37,6 @@ fn words(instr: &Instr, k: usize, len: usize, seed: u64) -> Vec<u64> {
             w & mask
         })
         .collect()
-}
-
-/// Batch-evaluate at `level` with words of the right widths, starting `offset` words into the
-/// buffers.
-fn batch(instr: &Instr, target: Target, level: SimdLevel, srcs: &[Vec<u64>], offset: usize) -> Vec<u64> {
-    fn typed<S: Word, D: Word>(
-        instr: &Instr,
-        target: Target,
-        level: SimdLevel,
-        srcs: &[Vec<u64>],
-        offset: usize,
-    ) -> Vec<u64> {
-        let owned: Vec<Vec<S>> = srcs
-            .iter()
-            .map(|s| std::iter::repeat_n(S::from_u64(0), offset).chain(s.iter().map(|&x| S::from_u64(x))).collect())
-            .collect();
-        let refs: Vec<&[S]> = owned.iter().map(|s| &s[offset..]).collect();
-        let len = srcs.first().map_or(0, Vec::len);
-        let mut out = vec![D::from_u64(0); len + offset];
-        instr.eval_batch_at(target, level, &refs, &mut out[offset..]).unwrap();
-        out[offset..].iter().map(|d| d.to_u64()).collect()
-    }
-    match (instr.source_type(0).bits(), instr.result_bits()) {
-        (16, 16) => typed::<u16, u16>(instr, target, level, srcs, offset),
-        (32, 32) => typed::<u32, u32>(instr, target, level, srcs, offset),
-        (64, 64) => typed::<u64, u64>(instr, target, level, srcs, offset),
-        (32, 16) => typed::<u32, u16>(instr, target, level, srcs, offset),
-        (16, 32) => typed::<u16, u32>(instr, target, level, srcs, offset),
-        (32, 64) => typed::<u32, u64>(instr, target, level, srcs, offset),
-        (64, 32) => typed::<u64, u32>(instr, target, level, srcs, offset),
-        (16, 64) => typed::<u16, u64>(instr, target, level, srcs, offset),
-        (64, 16) => typed::<u64, u16>(instr, target, level, srcs, offset),
-        other => panic!("{instr}: unexpected widths {other:?}"),
-    }
 }
 
 /// The lowest known target that has the instruction, and sm_90 if it has it too.

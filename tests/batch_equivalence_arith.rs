@@ -4,7 +4,8 @@
 //!
 //! Default tier: every catalog spelling of `add`, `sub`, `mul`, `fma` and `mad` on f32, f32x2,
 //! f16, f16x2, bf16 and bf16x2, of `div`, `rcp` and `sqrt` `.rn/rz/rm/rp{.ftz}.f32`, of `min`
-//! and `max` on f32 (two and three operands, every modifier), and (where
+//! and `max` (two and three operands, every modifier), `abs`, `neg`, `copysign` and `testp` on
+//! every format (the 16-bit `abs` and `neg` on all 2^16 operands too), and (where
 //! the processor has AVX-512) of all these operations on f64 must be vectorized, and each family
 //! (add/sub, mul, fma/mad, div, rcp/sqrt, min/max) × format gets at least 10^7 operand words of
 //! edge-biased random operands
@@ -48,8 +49,12 @@ enum Family {
     IeeeDiv,
     /// The IEEE `rcp` and `sqrt` `.rn/rz/rm/rp` (all 2^32 f32 inputs: tests/exhaustive_unary_f32.rs).
     RcpSqrt,
-    /// `min` and `max`, two or three operands (vectorized on f32).
+    /// `min` and `max`, two or three operands.
     MinMax,
+    /// `abs`, `neg` and `copysign`.
+    Sign,
+    /// `testp`, every property.
+    Testp,
 }
 
 fn family_of(instr: &Instr) -> Option<Family> {
@@ -61,6 +66,8 @@ fn family_of(instr: &Instr) -> Option<Family> {
         Opcode::Div if matches!(instr.mode(), Mode::Round(_)) => Some(Family::IeeeDiv),
         Opcode::Rcp | Opcode::Sqrt if matches!(instr.mode(), Mode::Round(_)) => Some(Family::RcpSqrt),
         Opcode::Min | Opcode::Max => Some(Family::MinMax),
+        Opcode::Abs | Opcode::Neg | Opcode::Copysign => Some(Family::Sign),
+        Opcode::Testp(_) => Some(Family::Testp),
         _ => None,
     }
 }
@@ -167,7 +174,8 @@ fn element(instr: &Instr, n: usize, l: Layout, rng: &mut Rng) -> [u64; 3] {
         Opcode::Rcp => [pair(rng, l, Kind::Div).1, 0, 0],
         Opcode::Sqrt if rng.below(4) == 0 => [exact_square(rng, l), 0, 0],
         Opcode::Sqrt => [operand(rng, l), 0, 0],
-        Opcode::Min | Opcode::Max => minmax_operands(rng, l),
+        Opcode::Min | Opcode::Max | Opcode::Copysign => minmax_operands(rng, l),
+        Opcode::Abs | Opcode::Neg | Opcode::Testp(_) => [operand(rng, l), 0, 0],
         _ => {
             let (a, b, c) = triple(rng, l);
             [a, b, c]
@@ -296,9 +304,11 @@ fn random_tier(family: Family, fmt: Format) {
     let start = Instant::now();
     let spellings = spellings(family, fmt);
     assert!(!spellings.is_empty());
-    // f64 kernels need AVX-512's per-instruction rounding; other levels evaluate f64 with the
-    // scalar definition, which this then compares with itself.
-    if fmt != Format::F64 || SimdLevel::active() == SimdLevel::Avx512 {
+    // The f64 arithmetic kernels need AVX-512's per-instruction rounding; other levels
+    // evaluate it with the scalar definition, which this then compares with itself. The bit
+    // operations (min, max, abs, neg, copysign, testp) have kernels at every level.
+    let bitwise = matches!(family, Family::MinMax | Family::Sign | Family::Testp);
+    if fmt != Format::F64 || bitwise || SimdLevel::active() == SimdLevel::Avx512 {
         for (instr, target, _) in &spellings {
             assert!(instr.is_vectorized(*target), "{instr} has no SIMD kernel");
         }
@@ -373,6 +383,69 @@ fn div_ieee_f32() {
 #[test]
 fn min_max_f32() {
     random_tier(Family::MinMax, Format::F32);
+}
+
+#[test]
+fn min_max_f64() {
+    random_tier(Family::MinMax, Format::F64);
+}
+
+#[test]
+fn min_max_f16() {
+    random_tier(Family::MinMax, Format::F16);
+}
+
+#[test]
+fn min_max_bf16() {
+    random_tier(Family::MinMax, Format::BF16);
+}
+
+#[test]
+fn sign_f32() {
+    random_tier(Family::Sign, Format::F32);
+}
+
+#[test]
+fn sign_f64() {
+    random_tier(Family::Sign, Format::F64);
+}
+
+#[test]
+fn sign_f16() {
+    random_tier(Family::Sign, Format::F16);
+}
+
+#[test]
+fn sign_bf16() {
+    random_tier(Family::Sign, Format::BF16);
+}
+
+#[test]
+fn testp_f32() {
+    random_tier(Family::Testp, Format::F32);
+}
+
+#[test]
+fn testp_f64() {
+    random_tier(Family::Testp, Format::F64);
+}
+
+/// Every 16-bit operand of each f16 and bf16 `abs` and `neg` spelling (in a packed word, in
+/// both elements).
+#[test]
+fn sign_f16_bf16_every_operand() {
+    let every: Vec<u64> = (0..1 << 16).collect();
+    let packed: Vec<u64> = every.iter().map(|&x| x | (x ^ 0x8001) << 16).collect();
+    for fmt in [Format::F16, Format::BF16] {
+        for (instr, target, n) in spellings(Family::Sign, fmt) {
+            if n != 1 {
+                continue;
+            }
+            let srcs = if instr.ty().lanes() == 2 { [packed.clone()] } else { [every.clone()] };
+            let (failed, examples) = compare(&instr, target, &srcs);
+            assert!(failed == 0, "{failed} words differ:\n{}", examples.join("\n"));
+        }
+    }
 }
 
 #[test]

@@ -97,7 +97,7 @@ pub(super) fn widen<const FTZ: bool>(words: [u32; N]) -> [f64x8; 2] {
 /// `.ftz` a group holding such a value rounds onto IEEE's subnormal grid by
 /// [`narrow_subnormal`]. A NaN comes out as some NaN.
 #[inline(always)]
-fn narrow<R: Dir, const FTZ: bool>(x: f64x8) -> u32x8 {
+pub(super) fn narrow<R: Dir, const FTZ: bool>(x: f64x8) -> u32x8 {
     use crate::kernels::simd::i64x8;
     let shift = F64.frac_bits() - F32.frac_bits();
     let f64_bits = |v: f64| i64x8::splat(v.to_bits() as i64);

@@ -76,6 +76,12 @@ trait Half {
 
 struct F16;
 
+/// Sixteen f16 encodings widened exactly to f32 (a NaN comes out as some NaN).
+#[inline(always)]
+pub(super) fn widen_f16<L: Isa>(h: u16x16) -> f32x16 {
+    F16::widen::<L>(h)
+}
+
 impl Half for F16 {
     type W = f32x16;
     const FMT: Format = Format::F16;
@@ -283,7 +289,7 @@ fn nearest_bf16(x: u32x16) -> u32x16 {
 /// `x` rounded to odd at f32's precision: nearest, stepped toward zero where that went away
 /// from it, with the last bit set when inexact.
 #[inline(always)]
-fn odd_f32(x: f64x8) -> [u32; 8] {
+pub(super) fn odd_f32(x: f64x8) -> [u32; 8] {
     let (bits, up, down) = nearest_f32(x);
     let bits = narrow_mask(up).select(bits - u32x8::splat(1), bits);
     narrow_mask(up | down).select(bits | u32x8::splat(1), bits).to_array()

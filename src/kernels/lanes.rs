@@ -265,17 +265,27 @@ pub(super) fn map<L: Isa, T: Copy + Default, const N: usize, const K: usize>(
     dst: &mut [T],
     f: impl Fn([[T; N]; K]) -> [T; N],
 ) {
+    map_to::<L, T, T, N, K>(srcs, dst, f)
+}
+
+/// [`map`] from operand elements of type `S` to result elements of type `D` (conversions).
+#[inline(always)]
+pub(super) fn map_to<L: Isa, S: Copy + Default, D: Copy + Default, const N: usize, const K: usize>(
+    srcs: &[&[S]],
+    dst: &mut [D],
+    f: impl Fn([[S; N]; K]) -> [D; N],
+) {
     debug_assert_eq!(srcs.len(), K);
     let len = dst.len();
     let full = len - len % N;
     L::groups(core::array::from_fn(|k| &srcs[k][..full]), &mut dst[..full], &f);
     if full < len {
-        let padded: [[T; N]; K] = core::array::from_fn(|k| {
-            let mut group = [T::default(); N];
+        let padded: [[S; N]; K] = core::array::from_fn(|k| {
+            let mut group = [S::default(); N];
             group[..len - full].copy_from_slice(&srcs[k][full..len]);
             group
         });
-        let mut out = [T::default(); N];
+        let mut out = [D::default(); N];
         L::groups(padded.each_ref().map(|g| &g[..]), &mut out, &f);
         dst[full..].copy_from_slice(&out[..len - full]);
     }
@@ -284,14 +294,14 @@ pub(super) fn map<L: Isa, T: Copy + Default, const N: usize, const K: usize>(
 /// The loop of [`map`] over whole groups, inlined into [`Isa::groups`]: one call site of `f`,
 /// so that it is inlined too.
 #[inline(always)]
-pub(super) fn groups<T: Copy, const N: usize, const K: usize>(
-    srcs: [&[T]; K],
-    dst: &mut [T],
-    f: &impl Fn([[T; N]; K]) -> [T; N],
+pub(super) fn groups<S: Copy, D: Copy, const N: usize, const K: usize>(
+    srcs: [&[S]; K],
+    dst: &mut [D],
+    f: &impl Fn([[S; N]; K]) -> [D; N],
 ) {
     for (i, out) in dst.chunks_exact_mut(N).enumerate() {
         for src in srcs {
-            prefetch_ahead(src.as_ptr().wrapping_add(i * N), N * size_of::<T>());
+            prefetch_ahead(src.as_ptr().wrapping_add(i * N), N * size_of::<S>());
         }
         let group = core::array::from_fn(|k| srcs[k][i * N..(i + 1) * N].try_into().unwrap());
         out.copy_from_slice(&f(group));

@@ -149,10 +149,10 @@ pub(crate) trait Isa: 'static {
 
     /// [`groups`] compiled for the level: a function of the level's target features, into
     /// which the loop is inlined and, from its one call site, `f`.
-    fn groups<T: Copy, const N: usize, const K: usize>(
-        srcs: [&[T]; K],
-        dst: &mut [T],
-        f: &impl Fn([[T; N]; K]) -> [T; N],
+    fn groups<S: Copy, D: Copy, const N: usize, const K: usize>(
+        srcs: [&[S]; K],
+        dst: &mut [D],
+        f: &impl Fn([[S; N]; K]) -> [D; N],
     );
 
     /// `f()` compiled for the level: a function of the level's target features, into which
@@ -168,10 +168,10 @@ impl Isa for V1 {
     const AVX2: bool = false;
 
     #[inline(never)]
-    fn groups<T: Copy, const N: usize, const K: usize>(
-        srcs: [&[T]; K],
-        dst: &mut [T],
-        f: &impl Fn([[T; N]; K]) -> [T; N],
+    fn groups<S: Copy, D: Copy, const N: usize, const K: usize>(
+        srcs: [&[S]; K],
+        dst: &mut [D],
+        f: &impl Fn([[S; N]; K]) -> [D; N],
     ) {
         groups(srcs, dst, f)
     }
@@ -195,17 +195,17 @@ macro_rules! level {
             const AVX2: bool = true;
 
             #[inline(always)]
-            fn groups<T: Copy, const N: usize, const K: usize>(
-                srcs: [&[T]; K],
-                dst: &mut [T],
-                f: &impl Fn([[T; N]; K]) -> [T; N],
+            fn groups<S: Copy, D: Copy, const N: usize, const K: usize>(
+                srcs: [&[S]; K],
+                dst: &mut [D],
+                f: &impl Fn([[S; N]; K]) -> [D; N],
             ) {
                 #[target_feature(enable = $features)]
                 #[inline(never)]
-                fn compiled<T: Copy, const N: usize, const K: usize>(
-                    srcs: [&[T]; K],
-                    dst: &mut [T],
-                    f: &impl Fn([[T; N]; K]) -> [T; N],
+                fn compiled<S: Copy, D: Copy, const N: usize, const K: usize>(
+                    srcs: [&[S]; K],
+                    dst: &mut [D],
+                    f: &impl Fn([[S; N]; K]) -> [D; N],
                 ) {
                     groups(srcs, dst, f)
                 }

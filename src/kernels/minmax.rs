@@ -1,99 +1,117 @@
-//! Kernels for `min` and `max` on f32 (PTX 9.7.3.11–12): two or three operands, with `.ftz`,
-//! `.NaN`, `.abs` and `.xorsign.abs` — `ops::minmax` in sixteen integer lanes (SEMANTICS §4).
+//! Kernels for `min` and `max` (PTX 9.7.3.11–12, 9.7.4.7–8) on f32, f64, f16 and bf16 (a
+//! packed word's elements one by one): two or three operands, with `.ftz`, `.NaN`, `.abs` and
+//! `.xorsign.abs` — `ops::minmax` in integer lanes of the format's width (SEMANTICS §4).
 //!
 //! Each operand is prepared (`.ftz` makes a subnormal a zero of its sign, `.abs` clears the
 //! sign), then the operands are folded left by the two-operand selection: one NaN gives the
-//! other operand (the canonical NaN with `.NaN`), two give the canonical NaN, and otherwise
-//! the order of [`order_key`] decides, in which −0 < +0. `.xorsign` then gives a non-NaN
-//! result the XOR of the two operands' signs.
+//! other operand (the canonical NaN with `.NaN`), two give [`crate::nan::propagate`]'s NaN (the
+//! canonical NaN, or for f64 the first operand quieted), and otherwise the order of
+//! [`order_key`] decides, in which −0 < +0. `.xorsign` then gives a non-NaN result the XOR of
+//! the two operands' signs.
 
-use crate::kernels::simd::{f32x16, u32x16};
+use crate::kernels::simd::{Simd, Unsigned};
 
-use super::lanes::{each, flush_f32, map, nan_f32, Lanes};
+use super::lanes::{each, map};
 use super::level::Isa;
 use super::Kernel;
 use crate::format::Format;
-use crate::ptx::{Instr, Modifiers, Opcode, Type};
+use crate::ptx::{Instr, Modifiers, Opcode};
 
-const F32: Format = Format::F32;
-
-/// Elements per group: one vector.
-const N: usize = 16;
-
-/// The kernel for an f32 `min` or `max`.
+/// The kernel for a `min` or `max`.
 pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
-    match (instr.ty(), instr.opcode()) {
-        (Type::F32, Opcode::Min) => Some(Kernel::W32(minmax::<L, true>)),
-        (Type::F32, Opcode::Max) => Some(Kernel::W32(minmax::<L, false>)),
-        _ => None,
-    }
+    let min = match instr.opcode() {
+        Opcode::Min => true,
+        Opcode::Max => false,
+        _ => return None,
+    };
+    Some(match (instr.ty().scalar(), min) {
+        (Format::F32, true) => Kernel::W32(minmax::<L, u32, 16, true>),
+        (Format::F32, false) => Kernel::W32(minmax::<L, u32, 16, false>),
+        (Format::F64, true) => Kernel::W64(minmax::<L, u64, 8, true>),
+        (Format::F64, false) => Kernel::W64(minmax::<L, u64, 8, false>),
+        (Format::F16 | Format::BF16, true) => Kernel::W16(minmax::<L, u16, 32, true>),
+        (Format::F16 | Format::BF16, false) => Kernel::W16(minmax::<L, u16, 32, false>),
+    })
 }
 
-/// `min` (`MIN`) or `max` of two or three operand buffers.
-fn minmax<L: Isa, const MIN: bool>(instr: &Instr, srcs: &[&[u32]], dst: &mut [u32]) {
+/// `min` (`MIN`) or `max` of two or three operand buffers of words `T`, `N` to a vector.
+fn minmax<L: Isa, T, const N: usize, const MIN: bool>(instr: &Instr, srcs: &[&[T]], dst: &mut [T])
+where
+    T: Copy + Default,
+    Simd<T, N>: Unsigned,
+{
+    let fmt = instr.ty().scalar();
     let m = instr.modifiers();
     if srcs.len() == 2 {
-        map::<L, u32, N, 2>(
+        map::<L, T, N, 2>(
             srcs,
             dst,
             #[inline(always)]
             |[a, b]| {
-                let (a, b) = (u32x16::new(a), u32x16::new(b));
-                let r = pick::<MIN>(prepare(a, m), prepare(b, m), m.nan);
+                let (a, b) = (Simd::new(a), Simd::new(b));
+                let r = pick::<_, MIN>(fmt, prepare(fmt, a, m), prepare(fmt, b, m), m.nan);
                 if m.xorsign {
-                    let sign = splat(F32.sign_bit());
-                    let nan = nan_f32(r);
-                    return <f32x16 as Lanes>::select(nan, r, (r & !sign) | ((a ^ b) & sign)).to_array();
+                    let sign = Simd::splat_bits(fmt.sign_bit());
+                    return is_nan(fmt, r).select(r, (r & !sign) | ((a ^ b) & sign)).to_array();
                 }
                 r.to_array()
             },
         );
     } else {
-        map::<L, u32, N, 3>(
+        map::<L, T, N, 3>(
             srcs,
             dst,
             #[inline(always)]
             |[a, b, c]| {
-                let [a, b, c] = each([a, b, c], |x| prepare(u32x16::new(x), m));
-                pick::<MIN>(pick::<MIN>(a, b, m.nan), c, m.nan).to_array()
+                let [a, b, c] = each([a, b, c], |x| prepare(fmt, Simd::new(x), m));
+                pick::<_, MIN>(fmt, pick::<_, MIN>(fmt, a, b, m.nan), c, m.nan).to_array()
             },
         );
     }
 }
 
+/// The lanes that hold a NaN of `fmt`.
 #[inline(always)]
-fn splat(bits: u64) -> u32x16 {
-    u32x16::splat(bits as u32)
+fn is_nan<B: Unsigned>(fmt: Format, x: B) -> B {
+    (x & B::splat_bits(fmt.mask() >> 1)).simd_gt(B::splat_bits(fmt.inf(false)))
 }
 
 /// `.ftz` and `.abs` on an operand.
 #[inline(always)]
-fn prepare(x: u32x16, m: Modifiers) -> u32x16 {
-    let sign = splat(F32.sign_bit());
-    let mut x = if m.ftz { flush_f32(x) } else { x };
+fn prepare<B: Unsigned>(fmt: Format, x: B, m: Modifiers) -> B {
+    let sign = B::splat_bits(fmt.sign_bit());
+    let mut x = x;
+    if m.ftz {
+        let subnormal = (x & B::splat_bits(fmt.exp_mask())).simd_eq(B::splat_bits(0));
+        x = subnormal.select(x & sign, x);
+    }
     if m.abs {
-        x &= !sign;
+        x = x & !sign;
     }
     x
 }
 
 /// A key whose unsigned order is the numeric order of non-NaN values, with −0 < +0.
 #[inline(always)]
-fn order_key(x: u32x16) -> u32x16 {
-    let sign = splat(F32.sign_bit());
-    let negative = (x & sign).simd_ne(u32x16::ZERO);
-    <f32x16 as Lanes>::select(negative, !x, x | sign)
+fn order_key<B: Unsigned>(fmt: Format, x: B) -> B {
+    let sign = B::splat_bits(fmt.sign_bit());
+    let negative = (x & sign).simd_ne(B::splat_bits(0));
+    negative.select(!x, x | sign)
 }
 
 /// The two-operand selection of `min` (`MIN`) or `max` (module documentation).
 #[inline(always)]
-fn pick<const MIN: bool>(x: u32x16, y: u32x16, nan_mode: bool) -> u32x16 {
-    let (x_nan, y_nan) = (nan_f32(x), nan_f32(y));
-    let x_below = order_key(x).simd_lt(order_key(y));
+fn pick<B: Unsigned, const MIN: bool>(fmt: Format, x: B, y: B, nan_mode: bool) -> B {
+    let (x_nan, y_nan) = (is_nan(fmt, x), is_nan(fmt, y));
+    let x_below = order_key(fmt, x).simd_lt(order_key(fmt, y));
     let x_first = if MIN { x_below } else { !x_below };
-    let r = <f32x16 as Lanes>::select(x_first, x, y);
-    let r = <f32x16 as Lanes>::select(x_nan, y, r);
-    let r = <f32x16 as Lanes>::select(y_nan, x, r);
-    let canonical = if nan_mode { x_nan | y_nan } else { x_nan & y_nan };
-    <f32x16 as Lanes>::select(canonical, splat(F32.canonical_nan()), r)
+    let r = x_first.select(x, y);
+    let r = x_nan.select(y, r);
+    let r = y_nan.select(x, r);
+    let both = x_nan & y_nan;
+    let one = if nan_mode { x_nan | y_nan } else { B::splat_bits(0) };
+    // Two NaNs: crate::nan::propagate.
+    let two = if fmt == Format::F64 { x | B::splat_bits(fmt.quiet_bit()) } else { B::splat_bits(fmt.canonical_nan()) };
+    let r = both.select(two, r);
+    (one & !both).select(B::splat_bits(fmt.canonical_nan()), r)
 }

@@ -5,6 +5,7 @@
 //! (tests/batch_equivalence_*.rs). Instructions without a kernel are evaluated by their scalar
 //! definition in parallel.
 
+mod convert;
 mod div_sqrt;
 mod exact;
 #[cfg(target_arch = "x86_64")]
@@ -15,7 +16,9 @@ pub(crate) mod level;
 mod minmax;
 mod mufu_f32;
 mod mufu_lanes;
+mod sign;
 pub(crate) mod simd;
+mod testp;
 
 use level::Isa;
 pub use level::{SimdLevel, SimdLevelError, SIMD_LEVEL_VARIABLE};
@@ -35,6 +38,9 @@ pub(crate) enum Kernel {
     /// 64-bit operand and result words (f64).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     W64(fn(&Instr, &[&[u64]], &mut [u64])),
+    /// Operand and result words of different widths (`cvt`), passed as their bytes, which
+    /// the kernel reads back as the words they are.
+    Bytes(fn(&Instr, &[&[u8]], &mut [u8])),
 }
 
 impl Kernel {
@@ -44,6 +50,7 @@ impl Kernel {
             Kernel::W32(f) => call(f, instr, srcs, dst),
             Kernel::W16(f) => call(f, instr, srcs, dst),
             Kernel::W64(f) => call(f, instr, srcs, dst),
+            Kernel::Bytes(f) => call(f, instr, srcs, dst),
         }
     }
 }
@@ -92,7 +99,15 @@ fn select_for<L: Isa>(instr: &Instr, target: Target) -> Option<Kernel> {
     if let Some(kernel) = div_sqrt::select::<L>(instr) {
         return Some(kernel);
     }
-    // min and max on f32 (minmax.rs)
+    // cvt between the float formats (convert.rs)
+    if let Some(kernel) = convert::select::<L>(instr) {
+        return Some(kernel);
+    }
+    // abs, neg and copysign (sign.rs); testp on f32 and f64 (testp.rs)
+    if let Some(kernel) = sign::select::<L>(instr).or_else(|| testp::select::<L>(instr)) {
+        return Some(kernel);
+    }
+    // min and max on every format (minmax.rs)
     if let Some(kernel) = minmax::select::<L>(instr) {
         return Some(kernel);
     }

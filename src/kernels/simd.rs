@@ -198,6 +198,13 @@ macro_rules! integer {
         }
 
         /// Shift each lane by its own count, below the lane width.
+        impl<const N: usize> Shl for Simd<$t, N> {
+            type Output = Self;
+            #[inline(always)]
+            fn shl(self, count: Self) -> Self {
+                Simd(zip(self.0, count.0, |a, n| a << n))
+            }
+        }
         impl<const N: usize> Shr for Simd<$t, N> {
             type Output = Self;
             #[inline(always)]
@@ -238,6 +245,11 @@ macro_rules! integer {
             #[inline(always)]
             pub(crate) fn min(self, rhs: Self) -> Self {
                 Simd(zip(self.0, rhs.0, <$t>::min))
+            }
+
+            #[inline(always)]
+            pub(crate) fn max(self, rhs: Self) -> Self {
+                Simd(zip(self.0, rhs.0, <$t>::max))
             }
 
             /// Each lane shifted left by its own count; a count of the lane width or more gives 0.
@@ -284,6 +296,52 @@ macro_rules! signedness {
     )*};
 }
 signedness!(u16 => i16, u32 => i32, u64 => i64);
+
+/// Unsigned lanes of any width, for kernels written once for the encodings of several formats
+/// (each method is the type's own).
+pub(crate) trait Unsigned:
+    Copy + BitAnd<Output = Self> + BitOr<Output = Self> + BitXor<Output = Self> + Not<Output = Self> + Add<Output = Self>
+{
+    /// `bits` truncated to the lane width, in every lane.
+    fn splat_bits(bits: u64) -> Self;
+    fn simd_eq(self, rhs: Self) -> Self;
+    fn simd_ne(self, rhs: Self) -> Self;
+    fn simd_lt(self, rhs: Self) -> Self;
+    fn simd_gt(self, rhs: Self) -> Self;
+    fn select(self, yes: Self, no: Self) -> Self;
+}
+
+macro_rules! unsigned {
+    ($($t:ty),*) => {$(
+        impl<const N: usize> Unsigned for Simd<$t, N> {
+            #[inline(always)]
+            fn splat_bits(bits: u64) -> Self {
+                Self::splat(bits as $t)
+            }
+            #[inline(always)]
+            fn simd_eq(self, rhs: Self) -> Self {
+                Self::simd_eq(self, rhs)
+            }
+            #[inline(always)]
+            fn simd_ne(self, rhs: Self) -> Self {
+                Self::simd_ne(self, rhs)
+            }
+            #[inline(always)]
+            fn simd_lt(self, rhs: Self) -> Self {
+                Self::simd_lt(self, rhs)
+            }
+            #[inline(always)]
+            fn simd_gt(self, rhs: Self) -> Self {
+                Self::simd_gt(self, rhs)
+            }
+            #[inline(always)]
+            fn select(self, yes: Self, no: Self) -> Self {
+                Self::select(self, yes, no)
+            }
+        }
+    )*};
+}
+unsigned!(u16, u32, u64);
 
 /// Float lanes: IEEE arithmetic as Rust defines it (round to nearest), masks as float bits.
 macro_rules! float {

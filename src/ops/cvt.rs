@@ -3,13 +3,15 @@
 //! conversions (SEMANTICS §4).
 
 use crate::format::{Format, Unpacked};
-use crate::round::{round_pack, Rounding};
+use crate::round::{round_pack_sig, Rounding};
 
 /// Convert `a` from `from` to `to`, rounding with `rnd` where the value does not fit.
 ///
 /// `.ftz` flushes subnormal inputs and results only where they are f32 [DOC PTX cvt: "applies
 /// only to single precision (.f32) inputs and results"]; tininess is decided after rounding
-/// with an unbounded exponent, as for arithmetic (SEMANTICS §5).
+/// with an unbounded exponent, as for arithmetic (SEMANTICS §5). Every significand (at most
+/// 53 bits) is rounded in 64-bit arithmetic.
+#[inline]
 pub fn cvt(from: Format, to: Format, a: u64, rnd: Rounding, ftz: bool) -> u64 {
     let ftz_in = ftz && from == Format::F32;
     let ftz_out = ftz && to == Format::F32;
@@ -17,7 +19,7 @@ pub fn cvt(from: Format, to: Format, a: u64, rnd: Rounding, ftz: bool) -> u64 {
         Unpacked::Nan => convert_nan(from, to, a),
         Unpacked::Inf { neg } => to.inf(neg),
         Unpacked::Zero { neg } => to.zero(neg),
-        Unpacked::Finite { neg, exp, sig } => round_pack(to, neg, exp, sig as u128, rnd, ftz_out),
+        Unpacked::Finite { neg, exp, sig } => round_pack_sig(to, neg, exp, sig, rnd, ftz_out),
     }
 }
 

@@ -7,6 +7,8 @@
 
 #![allow(dead_code)]
 
+pub mod batch;
+
 use ptxfp::{Format, Rounding};
 use rayon::prelude::*;
 use rustc_apfloat::ieee::{BFloat, Double, Half, Quad, Single};

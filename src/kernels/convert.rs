@@ -1,0 +1,321 @@
+//! Kernels for `cvt` between f16, bf16, f32 and f64 (PTX 9.7.9.21, the float-to-float forms;
+//! [`crate::ops::cvt`]): every direction, `.ftz`, `.sat`, `.relu` and the packed
+//! `.f16x2.f32`/`.bf16x2.f32` forms, sixteen elements at a time.
+//!
+//! - **Widening is exact.** f16 → f32 is half.rs's widening (F16C where the level has it),
+//!   bf16 → f32 a shift, f32 → f64 the host's conversion, and f16/bf16 → f64 goes through f32.
+//!   NaNs are then written as [`crate::ops::cvt`] writes them: the canonical f32 NaN from f16,
+//!   sign and payload kept (left-aligned) and quieted otherwise.
+//! - **f64 → f32** is exact.rs's rounding of an exact f64 value to f32, which takes every
+//!   direction and `.ftz`'s tininess after rounding; a NaN keeps its sign and the top of its
+//!   payload, quieted.
+//! - **To f16 and bf16** the source is an f32 encoding (a bf16 or f16 source widened
+//!   exactly, an f64 source rounded to odd at f32's precision, which keeps every rounding to
+//!   the 11 or 8 bits of f16 and bf16 correct: 24 ≥ p + 2, and f32's subnormal grid is 13 and
+//!   16 bits finer than theirs), rounded by integer arithmetic in [`round_to_half`].
+//!
+//! `.ftz` flushes f32 operands and f32 results only (SEMANTICS §5); `.relu` and `.sat` are
+//! applied to the rounded result as [`crate::round::relu`] and [`crate::round::saturate`] do.
+
+use crate::kernels::simd::{f32x16, f64x8, u16x16, u32x16, u64x8};
+
+use super::exact::narrow as narrow_f64;
+use super::half::{odd_f32, widen_f16};
+use super::lanes::{build, each, flush_f32, join, map_to, nan_f32, saturate, Dir, Rm, Rn, Rp, Rz};
+use super::level::Isa;
+use super::Kernel;
+use crate::format::Format;
+use crate::ptx::{Instr, Opcode, Type};
+use crate::round::Rounding;
+
+/// Elements per group.
+const N: usize = 16;
+
+const F32: Format = Format::F32;
+const F64: Format = Format::F64;
+
+/// The kernel for a float-to-float `cvt`.
+pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
+    let Opcode::Cvt { from } = instr.opcode() else { return None };
+    Some(Kernel::Bytes(match instr.rounding() {
+        Rounding::Rn => by_types::<L, Rn>(from, instr.ty())?,
+        Rounding::Rz => by_types::<L, Rz>(from, instr.ty())?,
+        Rounding::Rm => by_types::<L, Rm>(from, instr.ty())?,
+        Rounding::Rp => by_types::<L, Rp>(from, instr.ty())?,
+    }))
+}
+
+type BytesKernel = fn(&Instr, &[&[u8]], &mut [u8]);
+
+/// The kernel converting `from` to `to` in direction `R`.
+fn by_types<L: Isa, R: Dir>(from: Type, to: Type) -> Option<BytesKernel> {
+    use Type::*;
+    Some(match (from, to) {
+        (F16 | BF16, F32) => from_half::<L, u32>,
+        (F16 | BF16, F64) => from_half::<L, u64>,
+        (F16 | BF16, F16 | BF16) => half_to_half::<L, R>,
+        (F32, F64) => f32_to_f64::<L>,
+        (F32, F16 | BF16) => f32_to_half::<L, R>,
+        (F32, F16x2 | BF16x2) => f32_pair_to_half2::<L, R>,
+        (F64, F32) => f64_to_f32::<L, R>,
+        (F64, F16 | BF16) => f64_to_half::<L, R>,
+        _ => return None,
+    })
+}
+
+/// The words of a byte buffer (aligned and whole: they came from words of this width).
+fn words<W: bytemuck::Pod>(bytes: &[u8]) -> &[W] {
+    bytemuck::cast_slice(bytes)
+}
+
+fn words_mut<W: bytemuck::Pod>(bytes: &mut [u8]) -> &mut [W] {
+    bytemuck::cast_slice_mut(bytes)
+}
+
+/// `.relu` then `.sat` of the instruction on results of `fmt` in 32-bit lanes.
+#[inline(always)]
+fn clamp(instr: &Instr, fmt: Format, r: u32x16) -> u32x16 {
+    let mods = instr.modifiers();
+    let mut r = r;
+    if mods.relu {
+        let nan = (r & splat(fmt.mask() >> 1)).simd_gt(splat(fmt.inf(false)));
+        let negative = (r & splat(fmt.sign_bit())).simd_ne(u32x16::ZERO);
+        r = nan.select(splat(fmt.canonical_nan()), negative.select(u32x16::ZERO, r));
+    }
+    if mods.sat {
+        r = saturate::<f32x16>(r, fmt);
+    }
+    r
+}
+
+#[inline(always)]
+fn splat(bits: u64) -> u32x16 {
+    u32x16::splat(bits as u32)
+}
+
+/// f16 or bf16 encodings (in 32-bit lanes) widened exactly to f32 encodings, NaNs written as
+/// `cvt` writes them (module documentation).
+#[inline(always)]
+fn half_to_f32<L: Isa>(from: Format, h: u16x16) -> u32x16 {
+    let wide = u32x16::new(each(h.to_array(), u32::from));
+    if from == Format::F16 {
+        let nan = (wide & splat(from.mask() >> 1)).simd_gt(splat(from.inf(false)));
+        nan.select(splat(F32.canonical_nan()), widen_f16::<L>(h).to_bits())
+    } else {
+        let x = wide << (F32.bits() - from.bits());
+        nan_f32(x).select(x | splat(F32.quiet_bit()), x)
+    }
+}
+
+/// f32 encodings widened to f64: the host's exact conversion, a NaN with its sign and payload
+/// left-aligned and quieted (the realignment of [`crate::ops::cvt`]).
+#[inline(always)]
+fn f32_to_f64_lanes(x: [u32; 8]) -> u64x8 {
+    let converted = f64x8::new(each(x, |w| f64::from(f32::from_bits(w)))).to_bits();
+    let bits = u64x8::new(each(x, u64::from));
+    let nan = (bits & u64x8::splat(F32.mask() >> 1)).simd_gt(u64x8::splat(F32.inf(false)));
+    let realigned = ((bits & u64x8::splat(F32.sign_bit())) << (F64.bits() - F32.bits()))
+        | u64x8::splat(F64.exp_mask() | F64.quiet_bit())
+        | ((bits & u64x8::splat(F32.frac_mask())) << (F64.frac_bits() - F32.frac_bits()));
+    nan.select(realigned, converted)
+}
+
+/// f32 encodings widened to f64, then `.sat`.
+#[inline(always)]
+fn f32_to_f64_group(instr: &Instr, x: u32x16) -> [u64; N] {
+    let x = x.to_array();
+    let (lo, hi) = (f32_to_f64_lanes(build(|i| x[i])), f32_to_f64_lanes(build(|i| x[8 + i])));
+    let sat = instr.modifiers().sat;
+    let finish = |r: u64x8| if sat { saturate::<f64x8>(r, F64) } else { r }.to_array();
+    join(finish(lo), finish(hi))
+}
+
+/// `.ftz` on f32 words when the instruction has it.
+#[inline(always)]
+fn flush_if(instr: &Instr, x: u32x16) -> u32x16 {
+    if instr.modifiers().ftz {
+        flush_f32(x)
+    } else {
+        x
+    }
+}
+
+/// `cvt.f32.{f16,bf16}` and `cvt.f64.{f16,bf16}` (`W` the result word).
+fn from_half<L: Isa, W: FromF32>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+    let Opcode::Cvt { from } = instr.opcode() else { unreachable!("a cvt kernel") };
+    let from = from.scalar();
+    map_to::<L, u16, W, N, 1>(
+        &[words(srcs[0])],
+        words_mut(dst),
+        #[inline(always)]
+        |[h]| W::from_f32(instr, half_to_f32::<L>(from, u16x16::new(h))),
+    );
+}
+
+/// A result word of a widening from f32 encodings.
+trait FromF32: bytemuck::Pod + Default {
+    fn from_f32(instr: &Instr, x: u32x16) -> [Self; N];
+}
+
+impl FromF32 for u32 {
+    /// `.ftz` (a bf16 subnormal is an f32 subnormal) and `.sat` on the f32 result.
+    #[inline(always)]
+    fn from_f32(instr: &Instr, x: u32x16) -> [u32; N] {
+        clamp(instr, F32, flush_if(instr, x)).to_array()
+    }
+}
+
+impl FromF32 for u64 {
+    #[inline(always)]
+    fn from_f32(instr: &Instr, x: u32x16) -> [u64; N] {
+        f32_to_f64_group(instr, x)
+    }
+}
+
+/// `cvt.f64.f32`: `.ftz` flushes the operand.
+fn f32_to_f64<L: Isa>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+    map_to::<L, u32, u64, N, 1>(
+        &[words(srcs[0])],
+        words_mut(dst),
+        #[inline(always)]
+        |[x]| f32_to_f64_group(instr, flush_if(instr, u32x16::new(x))),
+    );
+}
+
+/// `cvt.{f16,bf16}.{bf16,f16}`: exactly to f32, then rounded.
+fn half_to_half<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+    let Opcode::Cvt { from } = instr.opcode() else { unreachable!("a cvt kernel") };
+    let (from, to) = (from.scalar(), instr.ty().scalar());
+    map_to::<L, u16, u16, N, 1>(
+        &[words(srcs[0])],
+        words_mut(dst),
+        #[inline(always)]
+        |[h]| {
+            let r = round_to_half::<R>(half_to_f32::<L>(from, u16x16::new(h)), to);
+            each(clamp(instr, to, r).to_array(), |w| w as u16)
+        },
+    );
+}
+
+/// `cvt.{f16,bf16}.f32`: `.ftz` flushes the operand.
+fn f32_to_half<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+    let to = instr.ty().scalar();
+    map_to::<L, u32, u16, N, 1>(
+        &[words(srcs[0])],
+        words_mut(dst),
+        #[inline(always)]
+        |[x]| {
+            let r = round_to_half::<R>(flush_if(instr, u32x16::new(x)), to);
+            each(clamp(instr, to, r).to_array(), |w| w as u16)
+        },
+    );
+}
+
+/// `cvt.{f16x2,bf16x2}.f32 d, a, b`: `a` converted into the upper half, `b` into the lower
+/// \[DOC PTX cvt\].
+fn f32_pair_to_half2<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+    let to = instr.ty().scalar();
+    map_to::<L, u32, u32, N, 2>(
+        &[words(srcs[0]), words(srcs[1])],
+        words_mut(dst),
+        #[inline(always)]
+        |[a, b]| {
+            let half = |x: [u32; N]| clamp(instr, to, round_to_half::<R>(flush_if(instr, u32x16::new(x)), to));
+            ((half(a) << to.bits()) | half(b)).to_array()
+        },
+    );
+}
+
+/// `cvt.f32.f64`: exact.rs's rounding ([`narrow_f64`]) with `.ftz` on the result; a NaN keeps
+/// its sign and the top of its payload, quieted.
+fn f64_to_f32<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+    let ftz = instr.modifiers().ftz;
+    map_to::<L, u64, u32, N, 1>(
+        &[words(srcs[0])],
+        words_mut(dst),
+        #[inline(always)]
+        |[x]| {
+            let half = |at: usize| {
+                let bits = u64x8::new(build(|i| x[at + i]));
+                let v = f64x8::from_bits(bits);
+                let r = if ftz { narrow_f64::<R, true>(v) } else { narrow_f64::<R, false>(v) };
+                let sign = (bits >> (F64.bits() - F32.bits())) & u64x8::splat(F32.sign_bit());
+                let payload = (bits & u64x8::splat(F64.frac_mask())) >> (F64.frac_bits() - F32.frac_bits());
+                let nan = sign | payload | u64x8::splat(F32.exp_mask() | F32.quiet_bit());
+                let is_nan = (bits & u64x8::splat(F64.mask() >> 1)).simd_gt(u64x8::splat(F64.inf(false)));
+                each(is_nan.select(nan, u64x8::new(each(r.to_array(), u64::from))).to_array(), |w| w as u32)
+            };
+            clamp(instr, F32, u32x16::new(join(half(0), half(8)))).to_array()
+        },
+    );
+}
+
+/// `cvt.{f16,bf16}.f64`: rounded to odd at f32's precision, then rounded (module
+/// documentation). A NaN stays a NaN through the first step.
+fn f64_to_half<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+    let to = instr.ty().scalar();
+    map_to::<L, u64, u16, N, 1>(
+        &[words(srcs[0])],
+        words_mut(dst),
+        #[inline(always)]
+        |[x]| {
+            let odd = |at: usize| odd_f32(f64x8::from_bits(u64x8::new(build(|i| x[at + i]))));
+            let r = round_to_half::<R>(u32x16::new(join(odd(0), odd(8))), to);
+            each(clamp(instr, to, r).to_array(), |w| w as u16)
+        },
+    );
+}
+
+/// f32 encodings rounded to f16 or bf16 (`to`) in direction `R` as
+/// [`crate::round::round_pack`] rounds, in 32-bit lanes: a NaN gives the canonical NaN, an
+/// infinity the infinity of its sign.
+///
+/// A value whose result is normal is rounded on its encoding with the exponent rebiased:
+/// the exponent and fraction fields read as one integer, shifted right by the fraction bits
+/// that go, with the increment of the direction, so that a carry renormalises and, past the
+/// largest finite value, reaches the infinity (only when the direction rounds the magnitude
+/// up, as it should). A value below the format's normal range is rounded from its significand
+/// (hidden bit included) onto the subnormal grid, by a shift of up to 31 bits: beyond, the
+/// significand (< 2^24) lies below half the grid's spacing either way. An exponent beyond the
+/// format's range overflows: infinity, or the largest finite value where the direction
+/// rounds the magnitude down.
+#[inline(always)]
+fn round_to_half<R: Dir>(x: u32x16, to: Format) -> u32x16 {
+    let (frac_bits, shift) = (F32.frac_bits(), F32.frac_bits() - to.frac_bits());
+    let rebias = (F32.bias() - to.bias()) as u32;
+    let magnitude = x & splat(F32.mask() >> 1);
+    let negative = (x & splat(F32.sign_bit())).simd_ne(u32x16::ZERO);
+    let exponent = magnitude >> frac_bits;
+    let normal = exponent.simd_gt(u32x16::splat(rebias));
+    let hidden = exponent.simd_ne(u32x16::ZERO) & splat(1 << frac_bits);
+    let significand = (magnitude & splat(F32.frac_mask())) | hidden;
+    // Subnormal results: the grid's spacing is 2^(emin − p + 1), the significand's last place
+    // 2^(max(e, 1) − bias − 23).
+    let below = u32x16::splat(shift + rebias + 1) - exponent.max(u32x16::splat(1));
+    let shift = normal.select(u32x16::splat(shift), below.min(u32x16::splat(31)));
+    let field = normal.select(magnitude - u32x16::splat(rebias << frac_bits), significand);
+    let kept = field >> shift;
+    let rest = field - (kept << shift);
+    let half = (u32x16::splat(1) << shift) >> 1u32;
+    let inexact = rest.simd_ne(u32x16::ZERO);
+    let increment = match R::R {
+        Rounding::Rn => rest.simd_gt(half) | (rest.simd_eq(half) & (kept << 31u32).simd_ne(u32x16::ZERO)),
+        Rounding::Rz => u32x16::ZERO,
+        Rounding::Rp => inexact & !negative,
+        Rounding::Rm => inexact & negative,
+    };
+    let rounded = kept + (increment & u32x16::splat(1));
+    let away = match R::R {
+        Rounding::Rn => splat(u64::MAX),
+        Rounding::Rz => u32x16::ZERO,
+        Rounding::Rp => !negative,
+        Rounding::Rm => negative,
+    };
+    let inf = splat(to.inf(false));
+    let overflow_exponent = (to.exp_mask() >> to.frac_bits()) as u32 - 1 + rebias;
+    let overflow = exponent.simd_gt(u32x16::splat(overflow_exponent));
+    let r = overflow.select(away.select(inf, splat(to.max_finite(false))), rounded);
+    let infinite = magnitude.simd_eq(splat(F32.inf(false)));
+    let r = infinite.select(inf, r) | (negative & splat(to.sign_bit()));
+    nan_f32(x).select(splat(to.canonical_nan()), r)
+}

@@ -1,0 +1,83 @@
+//! Kernels for `abs`, `neg` (PTX 9.7.3.9–10, 9.7.4.5–6) and `copysign` (9.7.3.2) on every
+//! format, a packed word's elements one by one: [`crate::ops::sign`] in integer lanes of the
+//! format's width. `abs` and `neg` are lowered to an add of −0, so a NaN becomes the canonical
+//! NaN (f64 keeps its payload, quieted, and takes the new sign) and `.ftz` flushes a
+//! subnormal; `copysign` is a bit operation.
+
+use crate::kernels::simd::{Simd, Unsigned};
+
+use super::lanes::map;
+use super::level::Isa;
+use super::Kernel;
+use crate::format::Format;
+use crate::ptx::{Instr, Opcode};
+
+/// The kernel for an `abs`, `neg` or `copysign`.
+pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
+    let op = instr.opcode();
+    if !matches!(op, Opcode::Abs | Opcode::Neg | Opcode::Copysign) {
+        return None;
+    }
+    Some(match instr.ty().scalar() {
+        Format::F16 | Format::BF16 => Kernel::W16(sign::<L, u16, 32>),
+        Format::F32 => Kernel::W32(sign::<L, u32, 16>),
+        Format::F64 => Kernel::W64(sign::<L, u64, 8>),
+    })
+}
+
+/// The instruction on buffers of words `T`, `N` to a vector.
+fn sign<L: Isa, T, const N: usize>(instr: &Instr, srcs: &[&[T]], dst: &mut [T])
+where
+    T: Copy + Default,
+    Simd<T, N>: Unsigned,
+{
+    let fmt = instr.ty().scalar();
+    let ftz = instr.modifiers().ftz;
+    match instr.opcode() {
+        Opcode::Copysign => map::<L, T, N, 2>(
+            srcs,
+            dst,
+            #[inline(always)]
+            |[a, b]| {
+                let sign = Simd::splat_bits(fmt.sign_bit());
+                ((Simd::new(a) & sign) | (Simd::new(b) & !sign)).to_array()
+            },
+        ),
+        Opcode::Abs => map::<L, T, N, 1>(
+            srcs,
+            dst,
+            #[inline(always)]
+            |[a]| set_sign(fmt, Simd::new(a), Simd::splat_bits(0), ftz).to_array(),
+        ),
+        _ => map::<L, T, N, 1>(
+            srcs,
+            dst,
+            #[inline(always)]
+            |[a]| {
+                let a = Simd::new(a);
+                set_sign(fmt, a, (a & Simd::splat_bits(fmt.sign_bit())) ^ Simd::splat_bits(fmt.sign_bit()), ftz)
+                    .to_array()
+            },
+        ),
+    }
+}
+
+/// `a`'s magnitude with the sign bits `sign`, as [`crate::ops::sign`]'s `set_sign`.
+#[inline(always)]
+fn set_sign<B: Unsigned>(fmt: Format, a: B, sign: B, ftz: bool) -> B {
+    let sign_bit = B::splat_bits(fmt.sign_bit());
+    let nan = (a & B::splat_bits(fmt.mask() >> 1)).simd_gt(B::splat_bits(fmt.inf(false)));
+    let x = if ftz {
+        let subnormal = (a & B::splat_bits(fmt.exp_mask())).simd_eq(B::splat_bits(0));
+        subnormal.select(a & sign_bit, a)
+    } else {
+        a
+    };
+    let r = (x & !sign_bit) | sign;
+    let nan_result = if fmt == Format::F64 {
+        ((a | B::splat_bits(fmt.quiet_bit())) & !sign_bit) | sign
+    } else {
+        B::splat_bits(fmt.canonical_nan())
+    };
+    nan.select(nan_result, r)
+}

@@ -197,18 +197,22 @@ fn half_to_half<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
     );
 }
 
-/// `cvt.{f16,bf16}.f32`: `.ftz` flushes the operand.
+/// `cvt.{f16,bf16}.f32`.
 fn f32_to_half<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
     let to = instr.ty().scalar();
     map_to::<L, u32, u16, N, 1>(
         &[words(srcs[0])],
         words_mut(dst),
         #[inline(always)]
-        |[x]| {
-            let r = round_to_half::<R>(flush_if(instr, u32x16::new(x)), to);
-            each(clamp(instr, to, r).to_array(), |w| w as u16)
-        },
+        |[x]| each(narrow_f32::<R>(instr, to, x).to_array(), |w| w as u16),
     );
+}
+
+/// f32 operands converted to `to` in 32-bit lanes: `.ftz` flushes the operand, `.relu` and
+/// `.sat` clamp the result.
+#[inline(always)]
+fn narrow_f32<R: Dir>(instr: &Instr, to: Format, x: [u32; N]) -> u32x16 {
+    clamp(instr, to, round_to_half::<R>(flush_if(instr, u32x16::new(x)), to))
 }
 
 /// `cvt.{f16x2,bf16x2}.f32 d, a, b`: `a` converted into the upper half, `b` into the lower
@@ -219,10 +223,7 @@ fn f32_pair_to_half2<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u
         &[words(srcs[0]), words(srcs[1])],
         words_mut(dst),
         #[inline(always)]
-        |[a, b]| {
-            let half = |x: [u32; N]| clamp(instr, to, round_to_half::<R>(flush_if(instr, u32x16::new(x)), to));
-            ((half(a) << to.bits()) | half(b)).to_array()
-        },
+        |[a, b]| ((narrow_f32::<R>(instr, to, a) << to.bits()) | narrow_f32::<R>(instr, to, b)).to_array(),
     );
 }
 
@@ -274,17 +275,27 @@ fn f64_to_half<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
 /// the exponent and fraction fields read as one integer, shifted right by the fraction bits
 /// that go, with the increment of the direction, so that a carry renormalises and, past the
 /// largest finite value, reaches the infinity (only when the direction rounds the magnitude
-/// up, as it should). A value below the format's normal range is rounded from its significand
-/// (hidden bit included) onto the subnormal grid, by a shift of up to 31 bits: beyond, the
-/// significand (< 2^24) lies below half the grid's spacing either way. An exponent beyond the
-/// format's range overflows: infinity, or the largest finite value where the direction
-/// rounds the magnitude down.
+/// up, as it should). bf16 has f32's exponent range and subnormal layout, so that is the whole
+/// of it (an infinity stays one). For f16 a value below the normal range is rounded from its
+/// significand (hidden bit included) onto the subnormal grid, by a shift of up to 31 bits:
+/// beyond, the significand (< 2^24) lies below half the grid's spacing either way; and an
+/// exponent beyond the range overflows: infinity, or the largest finite value where the
+/// direction rounds the magnitude down.
 #[inline(always)]
 fn round_to_half<R: Dir>(x: u32x16, to: Format) -> u32x16 {
-    let (frac_bits, shift) = (F32.frac_bits(), F32.frac_bits() - to.frac_bits());
-    let rebias = (F32.bias() - to.bias()) as u32;
+    let frac_bits = F32.frac_bits();
     let magnitude = x & splat(F32.mask() >> 1);
     let negative = (x & splat(F32.sign_bit())).simd_ne(u32x16::ZERO);
+    let sign = negative & splat(to.sign_bit());
+    let canonical = splat(to.canonical_nan());
+    if to == Format::BF16 {
+        let shift = F32.bits() - Format::BF16.bits();
+        let kept = magnitude >> shift;
+        let rest = magnitude & splat((1 << shift) - 1);
+        let rounded = kept + increment::<R>(kept, rest, splat(1 << (shift - 1)), negative);
+        return nan_f32(x).select(canonical, rounded | sign);
+    }
+    let (shift, rebias) = (frac_bits - to.frac_bits(), (F32.bias() - to.bias()) as u32);
     let exponent = magnitude >> frac_bits;
     let normal = exponent.simd_gt(u32x16::splat(rebias));
     let hidden = exponent.simd_ne(u32x16::ZERO) & splat(1 << frac_bits);
@@ -297,14 +308,7 @@ fn round_to_half<R: Dir>(x: u32x16, to: Format) -> u32x16 {
     let kept = field >> shift;
     let rest = field - (kept << shift);
     let half = (u32x16::splat(1) << shift) >> 1u32;
-    let inexact = rest.simd_ne(u32x16::ZERO);
-    let increment = match R::R {
-        Rounding::Rn => rest.simd_gt(half) | (rest.simd_eq(half) & (kept << 31u32).simd_ne(u32x16::ZERO)),
-        Rounding::Rz => u32x16::ZERO,
-        Rounding::Rp => inexact & !negative,
-        Rounding::Rm => inexact & negative,
-    };
-    let rounded = kept + (increment & u32x16::splat(1));
+    let rounded = kept + increment::<R>(kept, rest, half, negative);
     let away = match R::R {
         Rounding::Rn => splat(u64::MAX),
         Rounding::Rz => u32x16::ZERO,
@@ -316,6 +320,19 @@ fn round_to_half<R: Dir>(x: u32x16, to: Format) -> u32x16 {
     let overflow = exponent.simd_gt(u32x16::splat(overflow_exponent));
     let r = overflow.select(away.select(inf, splat(to.max_finite(false))), rounded);
     let infinite = magnitude.simd_eq(splat(F32.inf(false)));
-    let r = infinite.select(inf, r) | (negative & splat(to.sign_bit()));
-    nan_f32(x).select(splat(to.canonical_nan()), r)
+    nan_f32(x).select(canonical, infinite.select(inf, r) | sign)
+}
+
+/// 1 where the kept part of a magnitude rounds up in direction `R` (`rest` the discarded part,
+/// `half` half a unit of the kept part), else 0.
+#[inline(always)]
+fn increment<R: Dir>(kept: u32x16, rest: u32x16, half: u32x16, negative: u32x16) -> u32x16 {
+    let inexact = rest.simd_ne(u32x16::ZERO);
+    let up = match R::R {
+        Rounding::Rn => rest.simd_gt(half) | (rest.simd_eq(half) & (kept << 31u32).simd_ne(u32x16::ZERO)),
+        Rounding::Rz => u32x16::ZERO,
+        Rounding::Rp => inexact & !negative,
+        Rounding::Rm => inexact & negative,
+    };
+    up & u32x16::splat(1)
 }

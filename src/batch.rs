@@ -88,6 +88,28 @@ impl fmt::Display for BatchError {
 
 impl std::error::Error for BatchError {}
 
+/// How batch evaluation computes an instruction ([`Instr::batch_path`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BatchPath {
+    /// A SIMD kernel (src/kernels/).
+    Simd,
+    /// A one-operand instruction on 16-bit elements: a table of the scalar definition's result
+    /// for every operand, built on first use.
+    Table,
+    /// The scalar definition, element by element.
+    Scalar,
+}
+
+impl BatchPath {
+    pub const fn name(self) -> &'static str {
+        match self {
+            BatchPath::Simd => "simd",
+            BatchPath::Table => "table",
+            BatchPath::Scalar => "scalar",
+        }
+    }
+}
+
 /// Elements per parallel task: large enough to amortise scheduling, small enough to balance.
 const CHUNK: usize = 1 << 14;
 
@@ -190,15 +212,25 @@ impl Instr {
         }
     }
 
-    /// Whether batch evaluation of this instruction runs a SIMD kernel at the active level
-    /// (else the scalar definition, in parallel).
+    /// Whether batch evaluation of this instruction runs a kernel at the active level (SIMD
+    /// lanes, or a table of the scalar definition: [`BatchPath`]), else the scalar definition
+    /// element by element, in parallel.
     pub fn is_vectorized(&self, target: Target) -> bool {
-        kernels::select(self, target).is_some()
+        self.batch_path(target) != BatchPath::Scalar
     }
 
-    /// Whether batch evaluation of this instruction runs a SIMD kernel at `level`, which the
-    /// processor must have ([`SimdLevel::is_supported`]).
+    /// [`Instr::is_vectorized`] at `level`, which the processor must have
+    /// ([`SimdLevel::is_supported`]).
     pub fn is_vectorized_at(&self, target: Target, level: SimdLevel) -> bool {
         kernels::select_at(self, target, level).is_some()
+    }
+
+    /// How batch evaluation computes this instruction at the active level.
+    pub fn batch_path(&self, target: Target) -> BatchPath {
+        match kernels::select(self, target) {
+            Some(kernel) if kernel.is_table() => BatchPath::Table,
+            Some(_) => BatchPath::Simd,
+            None => BatchPath::Scalar,
+        }
     }
 }

@@ -23,7 +23,7 @@ pub mod ptx;
 pub mod round;
 pub mod sweep;
 
-pub use batch::{BatchError, Word};
+pub use batch::{BatchError, BatchPath, Word};
 pub use format::Format;
 pub use kernels::{SimdLevel, SimdLevelError, SIMD_LEVEL_VARIABLE};
 pub use ptx::{EvalError, Evidence, Instr, Mode, Modifiers, Opcode, ParseError, Target, Type};

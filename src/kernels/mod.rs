@@ -18,6 +18,7 @@ mod mufu_f32;
 mod mufu_lanes;
 mod sign;
 pub(crate) mod simd;
+mod table;
 mod testp;
 
 use level::Isa;
@@ -41,9 +42,16 @@ pub(crate) enum Kernel {
     /// Operand and result words of different widths (`cvt`), passed as their bytes, which
     /// the kernel reads back as the words they are.
     Bytes(fn(&Instr, &[&[u8]], &mut [u8])),
+    /// The results of a one-operand instruction on 16-bit elements for every operand
+    /// (table.rs), applied to each element.
+    Table(&'static table::Table),
 }
 
 impl Kernel {
+    pub(crate) fn is_table(self) -> bool {
+        matches!(self, Kernel::Table(_))
+    }
+
     /// Run on buffers whose word widths [`Instr::check_batch`] has verified.
     pub(crate) fn run<S: Word, D: Word>(self, instr: &Instr, srcs: &[&[S]], dst: &mut [D]) {
         match self {
@@ -51,6 +59,7 @@ impl Kernel {
             Kernel::W16(f) => call(f, instr, srcs, dst),
             Kernel::W64(f) => call(f, instr, srcs, dst),
             Kernel::Bytes(f) => call(f, instr, srcs, dst),
+            Kernel::Table(t) => table::run(t, bytemuck::cast_slice(srcs[0]), bytemuck::cast_slice_mut(dst)),
         }
     }
 }
@@ -118,5 +127,6 @@ fn select_for<L: Isa>(instr: &Instr, target: Target) -> Option<Kernel> {
         return Some(kernel);
     }
     // --- end of MUFU ---
-    None
+    // the other one-operand instructions on 16-bit elements, by a table (table.rs)
+    table::select(instr, target)
 }

@@ -149,7 +149,7 @@ fn list_ops(filter: Option<&str>) -> Result<(), String> {
                 .find(|t| t.check(&e.instr).is_ok())
                 .unwrap_or_default()
         };
-        let batch = if e.instr.is_vectorized(target) { "simd" } else { "scalar" };
+        let batch = e.instr.batch_path(target).name();
         let sm = format!("sm_{}", e.min_sm);
         write(&mut out, format!("{spelling:<34} {:>8} {sm:>6}  {:<18} {batch}", e.sources, e.instr.evidence().name()))?;
     }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use crate::batch::{BatchError, Word};
+use crate::batch::{BatchError, BatchPath, Word};
 use crate::kernels::SimdLevel;
 use crate::ptx::{Instr, Target};
 
@@ -42,7 +42,8 @@ pub struct Measurement {
     /// Elements per second of the baseline with the same buffers and threads.
     pub copy_elements_per_second: f64,
     pub ratio_to_copy: f64,
-    pub vectorized: bool,
+    /// How the batch was evaluated.
+    pub path: BatchPath,
     /// The SIMD level the kernels ran at.
     pub simd_level: SimdLevel,
 }
@@ -51,8 +52,8 @@ impl Measurement {
     /// A JSON object (no external serializer needed for these flat fields).
     pub fn to_json(&self) -> String {
         format!(
-            "{{\"instr\": \"{}\", \"elements\": {}, \"threads\": {}, \"elements_per_second\": {:.6e}, \"copy_elements_per_second\": {:.6e}, \"ratio_to_copy\": {:.4}, \"vectorized\": {}, \"simd_level\": \"{}\"}}",
-            self.instr, self.elements, self.threads, self.elements_per_second, self.copy_elements_per_second, self.ratio_to_copy, self.vectorized, self.simd_level
+            "{{\"instr\": \"{}\", \"elements\": {}, \"threads\": {}, \"elements_per_second\": {:.6e}, \"copy_elements_per_second\": {:.6e}, \"ratio_to_copy\": {:.4}, \"path\": \"{}\", \"simd_level\": \"{}\"}}",
+            self.instr, self.elements, self.threads, self.elements_per_second, self.copy_elements_per_second, self.ratio_to_copy, self.path.name(), self.simd_level
         )
     }
 }
@@ -94,7 +95,7 @@ fn measure_words<S: Word>(
             elements_per_second: rate,
             copy_elements_per_second: copy_rate,
             ratio_to_copy: rate / copy_rate,
-            vectorized: instr.is_vectorized(target),
+            path: instr.batch_path(target),
             simd_level: SimdLevel::active(),
         });
     }

@@ -222,7 +222,7 @@ fn bench(json: bool, sizes: Vec<usize>, arch: &str, spellings: &[String]) -> Res
         for &size in &sizes {
             for m in ptxfp::bench::measure(i, target, size, threads)? {
                 if !json {
-                    let kernel = if m.vectorized { "simd" } else { "scalar" };
+                    let kernel = m.path.name();
                     println!(
                         "{:<24} {:>10} {:>7} {:>16.4e} {:>16.4e} {:>8.3}  {kernel}",
                         m.instr,

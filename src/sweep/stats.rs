@@ -9,7 +9,9 @@ use std::collections::BTreeMap;
 use super::bound::Clause;
 use super::domain::ordinal;
 use super::plot::Metric;
-use super::summary::{constant_run, distance, errors_of, first_reaching, first_reaching_monotone, summarize, Summary};
+use super::summary::{
+    constant_run, distance, errors_of, first_reaching, first_reaching_monotone, summarize, LaneScratch, Summary,
+};
 use crate::batch::Word;
 use crate::format::Format;
 
@@ -105,7 +107,7 @@ impl Extremes {
 /// Per-block buffers of [`Stats::record_block`], reused from block to block.
 #[derive(Default)]
 pub struct Scratch {
-    q: Vec<f64>,
+    lanes: LaneScratch,
 }
 
 /// What the statistics need to know about the sweep.
@@ -270,7 +272,7 @@ impl Stats {
             return;
         }
         let (src, dst) = (ctx.src, ctx.dst);
-        let sum = summarize(src, dst, ctx.bitwise, inputs[0], results, expected, value, &mut scratch.q);
+        let sum = summarize(src, dst, ctx.bitwise, inputs[0], results, expected, value, &mut scratch.lanes);
         if !ctx.simple(&sum) || sum.irregular {
             if n > 256 {
                 // Halves are often simple (a block straddling one binade or bucket edge).

@@ -14,6 +14,8 @@ use super::summary::{
 };
 use crate::batch::Word;
 use crate::format::Format;
+use crate::kernels::level::{at_level, Isa};
+use crate::kernels::SimdLevel;
 
 /// How many first mismatches and special-value mismatches a report keeps.
 pub const FIRST: usize = 20;
@@ -102,6 +104,12 @@ impl Extremes {
         self.max_abs = self.max_abs.max(abs);
         self.max_rel = self.max_rel.max(rel);
     }
+}
+
+/// Whether every word of `s` is `c`: a fold without early exit, which vectorises, in lanes
+/// of the [`SimdLevel::active`] level.
+fn all_equal<W: Word>(s: &[W], c: u64) -> bool {
+    at_level!(SimdLevel::active(), L => L::run(#[inline(always)] || s.iter().fold(true, |same, w| same & (w.to_u64() == c))))
 }
 
 /// Per-block buffers of [`Stats::record_block`], reused from block to block.
@@ -322,8 +330,7 @@ impl Stats {
         value_at: impl Fn(usize) -> f64,
     ) -> bool {
         let (x, n) = (inputs[0], results.len());
-        // (A fold without early exit, which vectorises.)
-        if n == 0 || !results.iter().fold(true, |same, r| same & (r.to_u64() == c)) {
+        if n == 0 || !all_equal(results, c) {
             return false;
         }
         let ends = (value_at(0), value_at(n - 1));

@@ -472,10 +472,13 @@ macro_rules! float {
                 self.simd_ne(self)
             }
 
-            /// The lanes neither infinite nor NaN, as a mask.
+            /// The lanes neither infinite nor NaN, as a mask: the exponent field below all ones,
+            /// compared as integers (a float comparison of |x| with infinity becomes a class
+            /// test that the compiler evaluates lane by lane).
             #[inline(always)]
             pub(crate) fn is_finite(self) -> Self {
-                Self::from_bits(Simd(lanewise(self.0, 0, |a: $t| if a.is_finite() { !0 } else { 0 })))
+                let infinity = <$t>::INFINITY.to_bits() << 1;
+                Self::from_bits(Simd(lanewise(self.0, 0, |a: $t| if a.to_bits() << 1 < infinity { !0 } else { 0 })))
             }
 
             /// Whether any lane of a mask is set.
@@ -607,6 +610,15 @@ impl<const N: usize> From<Simd<u16, N>> for Simd<u32, N> {
     fn from(v: Simd<u16, N>) -> Self {
         Simd(lanewise(v.0, 0, u32::from))
     }
+}
+
+/// Placed in a loop whose body is lane code, keeps the compiler from vectorising the loop
+/// across its iterations, which would put each lane of the body in a vector of its own and
+/// reach the memory by gathers and scatters. It is an empty `asm!`, which costs nothing.
+#[inline(always)]
+pub(crate) fn lane_loop() {
+    // SAFETY: no instruction.
+    unsafe { core::arch::asm!("", options(nomem, nostack, preserves_flags)) }
 }
 
 /// The registers of `core::arch` as lanes and back (the same bytes).

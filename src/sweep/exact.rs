@@ -62,7 +62,7 @@
 
 use crate::format::{Format, Unpacked};
 use crate::kernels::level::{at_level, Isa};
-use crate::kernels::simd::{f32x8, f64x8, u32x8, u64x8};
+use crate::kernels::simd::{f32x8, f64x8, lane_loop, u32x8, u64x8};
 use crate::kernels::SimdLevel;
 use crate::round::{round_pack, Rounding};
 
@@ -428,6 +428,7 @@ fn blocks(
     for ((xs, vs), rs) in
         x[..full].chunks_exact(GROUP).zip(value[..full].chunks_exact_mut(GROUP)).zip(rounded.chunks_exact_mut(GROUP))
     {
+        lane_loop();
         let (v, r) = group(xs.try_into().unwrap(), ftz, &eval, check);
         vs.copy_from_slice(&v);
         rs.copy_from_slice(&r);
@@ -676,7 +677,11 @@ const SQRT_HALF_BITS: u64 = 0x3FE6_A09E_667F_3BCD;
 /// k ≥ 1, y < 1/2 when k ≤ −1), so the relative error is at most ε + u < 16.4u < 2^-48.9.
 #[inline(always)]
 fn lg2_lanes(x: f64x8) -> (f64x8, bool) {
-    let positive = x.simd_gt(f64x8::ZERO) & x.simd_lt(f64x8::splat(f64::INFINITY));
+    // x > 0 and x < ∞, compared as integers: the bits less 1 below those of ∞ less 1. (The two
+    // float comparisons of a widened f32 become a class test that the compiler evaluates lane
+    // by lane.)
+    let below_infinity = u64x8::splat(f64::INFINITY.to_bits() - 1);
+    let positive = f64x8::from_bits((x.to_bits() - u64x8::ONE).simd_lt(below_infinity));
     let special = x.simd_eq(f64x8::ZERO).select(
         f64x8::splat(f64::NEG_INFINITY),
         x.simd_eq(f64x8::splat(f64::INFINITY)).select(x, f64x8::splat(f64::NAN)),

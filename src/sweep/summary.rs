@@ -33,7 +33,7 @@ use super::domain::ordinal;
 use crate::batch::Word;
 use crate::format::Format;
 use crate::kernels::level::{at_level, Isa};
-use crate::kernels::simd::{f32x8, f64x8, u32x8, u64x8, Simd};
+use crate::kernels::simd::{f32x8, f64x8, lane_loop, u32x8, u64x8, Simd};
 use crate::kernels::SimdLevel;
 
 /// What one block holds, as far as the block statistics are concerned.
@@ -534,8 +534,7 @@ fn operand_range<W: Word>(src: Format, x: &[W]) -> (i64, i64, u64, u64) {
     let (mut kmin, mut kmax, mut emin, mut emax) = (i32::MAX, i32::MIN, u32::MAX, 0);
     for w in x {
         let w = w.to_u64() as u32;
-        // The signed magnitude, −1 − magnitude for a negative word.
-        let k = (w & (sign - 1)) as i32 ^ if w & sign != 0 { -1 } else { 0 };
+        let k = ordinal32(w, sign);
         (kmin, kmax) = (kmin.min(k), kmax.max(k));
         let exp = w & exp_mask;
         (emin, emax) = (emin.min(exp), emax.max(exp));
@@ -583,13 +582,13 @@ const HUGE: f64 = 1.0 / TINY;
 
 /// The lane pass over words of up to 32 bits.
 ///
-/// The statistics are loops over the inputs with scalar accumulators (sums, ors, maxima),
-/// which the compiler vectorises at the width of the level: lanes of 32 bits for the
-/// distances, of 64 bits for the errors. (Accumulators in lanes carried from step to step
-/// of a loop are split by the compiler into scalar phis that it puts back together in uneven
-/// pieces, half as fast as these loops.) The approximate reciprocals, an AVX-512 instruction
-/// at that level, are taken in lanes of [`LANES`]; the inputs reaching the maxima are looked
-/// for afterwards, from the stored distances and errors.
+/// The statistics of the distances are a loop over the inputs with scalar accumulators
+/// (sums, ors, the largest), which the compiler vectorises at the width of the level. The
+/// errors and approximate quotients are a loop in lanes of [`LANES`] with three accumulators
+/// (the approximate reciprocal is an AVX-512 instruction at that level). The inputs reaching
+/// the maxima are looked for afterwards, in the stored distances and errors. (The earlier
+/// single loop in lanes carried a dozen accumulators from step to step, which the compiler
+/// splits into scalar lanes and puts back together in uneven pieces: half as fast.)
 ///
 /// The largest absolute error and approximate quotient are compared as bits: in a regular
 /// block they are +0 or positive (a NaN value goes with a NaN expected result and a result
@@ -640,42 +639,36 @@ fn lanes<L: Isa, W: Word, const F: u8>(
         ulp[i] = d.unsigned_abs();
         max_ulp = max_ulp.max(d.unsigned_abs());
     }
-    // The reciprocals of the values, in lanes (`recip_approx`).
+    // `errors_of` for regular blocks and the approximate quotients, in lanes.
+    let (zero, infinity) = (f64x8::ZERO, f64x8::splat(f64::INFINITY));
+    let (mut outside, mut max_abs, mut max_approx) = (u64x8::ZERO, u64x8::ZERO, u64x8::ZERO);
     for c in (0..padded).step_by(LANES) {
-        let value =
-            f64x8::new(if c + LANES <= n { v[c..c + LANES].try_into().unwrap() } else { padded_values(v, c, 0.0) });
-        q[c..c + LANES].copy_from_slice(recip_approx::<L>(value.abs()).as_array());
-    }
-    // `errors_of` for regular blocks and the approximate quotients.
-    let (mut outside, mut max_abs, mut max_approx) = (false, 0, 0);
-    for i in 0..n {
-        let (rf, value) = (value::<F>(r[i].to_u64() as u32), v[i]);
-        let a = if rf.abs() == f64::INFINITY || rf.is_nan() { 0.0 } else { (rf - value).abs() };
-        abs[i] = a;
-        max_abs = max_abs.max(a.to_bits());
-        let magnitude = value.abs();
-        let special = (value == 0.0) | (magnitude == f64::INFINITY);
-        outside |= ((magnitude < TINY) & (value != 0.0)) | ((magnitude > HUGE) & !special);
-        q[i] = if a == 0.0 {
-            0.0
-        } else if special {
-            f64::INFINITY
+        lane_loop();
+        let (rs, vs) = if c + LANES <= n {
+            (words(&r[c..c + LANES]).to_array(), v[c..c + LANES].try_into().unwrap())
         } else {
-            a * q[i]
+            (padded_words(r, c), padded_values(v, c, 0.0))
         };
-        max_approx = max_approx.max(q[i].to_bits());
+        let value = f64x8::new(vs);
+        let (a, magnitude, special) = lane_errors::<F>(rs, value);
+        let qa = a.simd_eq(zero).select(zero, special.select(infinity, a * recip_approx::<L>(magnitude)));
+        abs[c..c + LANES].copy_from_slice(a.as_array());
+        q[c..c + LANES].copy_from_slice(qa.as_array());
+        max_abs = max_abs.max(a.to_bits());
+        max_approx = max_approx.max(qa.to_bits());
+        outside |= ((magnitude.simd_lt(f64x8::splat(TINY)) & !value.simd_eq(zero))
+            | (magnitude.simd_gt(f64x8::splat(HUGE)) & !special))
+            .to_bits();
     }
+    let (outside, max_abs, max_approx) = (outside.any(), max_abs.reduce_max(), max_approx.reduce_max());
     // The padding: +0 results expecting +0 of value 0, which change nothing.
     ulp[n..].fill(0);
-    abs[n..].fill(0.0);
-    q[n..].fill(0.0);
     let at_ulp = first_equal(ulp, max_ulp).unwrap_or(0);
     let at_abs = first_equal(bytemuck::cast_slice::<f64, u64>(abs), max_abs).unwrap_or(0);
     let (max_abs, max_approx) = (f64::from_bits(max_abs), f64::from_bits(max_approx));
     // The inputs whose exact quotient may be the largest (module documentation), in order,
     // eight at a time. (Outside the range where the approximations hold, every input, as they
     // may be NaN.)
-    let (zero, infinity) = (f64x8::ZERO, f64x8::splat(f64::INFINITY));
     let fold = |m: f64x8| m.to_array().into_iter().fold(0.0f64, f64::max);
     let threshold = f64x8::splat(max_approx * (1.0 - 1.0 / (1 << 26) as f64));
     let (mut max_rel, mut at_rel) = (0.0f64, 0);
@@ -716,7 +709,8 @@ fn lanes<L: Isa, W: Word, const F: u8>(
     }
 }
 
-/// [`ordinal`] of a word of up to 32 bits with sign bit `sign`, in 32 bits.
+/// [`ordinal`] of a word of up to 32 bits with sign bit `sign`, in 32 bits: the magnitude, or
+/// −1 − magnitude for a negative word.
 #[inline(always)]
 fn ordinal32(w: u32, sign: u32) -> i32 {
     (w & (sign - 1)) as i32 ^ if w & sign != 0 { -1 } else { 0 }
@@ -731,16 +725,6 @@ fn saturating_sub(a: i32, b: i32) -> i32 {
         (a >> 31) ^ i32::MAX
     } else {
         d
-    }
-}
-
-/// The value of a result word of format `F`, exactly (as [`values`] in lanes).
-#[inline(always)]
-fn value<const F: u8>(w: u32) -> f64 {
-    match F {
-        F32 => f32::from_bits(w) as f64,
-        BF16 => f32::from_bits(w << 16) as f64,
-        _ => f16_value(w),
     }
 }
 

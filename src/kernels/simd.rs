@@ -89,6 +89,11 @@ impl<T: Copy, const N: usize> Simd<T, N> {
     pub(crate) const fn to_array(self) -> [T; N] {
         self.0
     }
+
+    #[inline(always)]
+    pub(crate) const fn as_array(&self) -> &[T; N] {
+        &self.0
+    }
 }
 
 /// Binary operators lane by lane, with a vector or a scalar on either side.
@@ -143,6 +148,10 @@ macro_rules! comparisons {
             #[inline(always)]
             pub(crate) fn simd_gt(self, rhs: Self) -> Self {
                 Simd(zip(self.0, rhs.0, |a, b| if a > b { $ones } else { <$t>::default() }))
+            }
+            #[inline(always)]
+            pub(crate) fn simd_le(self, rhs: Self) -> Self {
+                Simd(zip(self.0, rhs.0, |a, b| if a <= b { $ones } else { <$t>::default() }))
             }
             #[inline(always)]
             pub(crate) fn simd_ge(self, rhs: Self) -> Self {
@@ -215,6 +224,7 @@ macro_rules! integer {
 
         impl<const N: usize> Simd<$t, N> {
             pub(crate) const ZERO: Self = Simd([0; N]);
+            pub(crate) const ONE: Self = Simd([1; N]);
 
             /// `mask ? yes : no` bit by bit (a mask lane is all ones or all zeros).
             #[inline(always)]
@@ -242,6 +252,22 @@ macro_rules! integer {
                 acc
             }
 
+            /// Whether every lane is zero.
+            #[inline(always)]
+            pub(crate) fn none(self) -> bool {
+                !self.any()
+            }
+
+            /// The lanes' top bits, lane i in bit i.
+            #[inline(always)]
+            pub(crate) fn to_bitmask(self) -> u64 {
+                let mut mask = 0;
+                for i in 0..N {
+                    mask |= (((self.0[i] >> (<$t>::BITS - 1)) & 1) as u64) << i;
+                }
+                mask
+            }
+
             #[inline(always)]
             pub(crate) fn min(self, rhs: Self) -> Self {
                 Simd(zip(self.0, rhs.0, <$t>::min))
@@ -250,6 +276,26 @@ macro_rules! integer {
             #[inline(always)]
             pub(crate) fn max(self, rhs: Self) -> Self {
                 Simd(zip(self.0, rhs.0, <$t>::max))
+            }
+
+            /// The smallest lane.
+            #[inline(always)]
+            pub(crate) fn reduce_min(self) -> $t {
+                let mut acc = self.0[0];
+                for a in self.0 {
+                    acc = acc.min(a);
+                }
+                acc
+            }
+
+            /// The largest lane.
+            #[inline(always)]
+            pub(crate) fn reduce_max(self) -> $t {
+                let mut acc = self.0[0];
+                for a in self.0 {
+                    acc = acc.max(a);
+                }
+                acc
             }
 
             /// Each lane shifted left by its own count; a count of the lane width or more gives 0.
@@ -291,6 +337,24 @@ macro_rules! signedness {
             #[inline(always)]
             pub(crate) fn cast_unsigned(self) -> Simd<$u, N> {
                 Simd(lanewise(self.0, 0, |a| a as $u))
+            }
+
+            /// |self|, wrapping: the most negative lane stays as it is.
+            #[inline(always)]
+            pub(crate) fn abs(self) -> Self {
+                Simd(lanewise(self.0, 0, <$i>::wrapping_abs))
+            }
+
+            /// `self − rhs` clamped to the lanes' range. Written with the wrapped difference
+            /// and its overflow, as there is no vector instruction for it at 32 and 64 bits
+            /// (`<$i>::saturating_sub` stays scalar in lanes).
+            #[inline(always)]
+            pub(crate) fn saturating_sub(self, rhs: Self) -> Self {
+                Simd(zip(self.0, rhs.0, |a: $i, b: $i| {
+                    let d = a.wrapping_sub(b);
+                    let overflow = ((a ^ b) & (a ^ d)) < 0;
+                    if overflow { (a >> (<$i>::BITS - 1)) ^ <$i>::MAX } else { d }
+                }))
             }
         }
     )*};
@@ -361,8 +425,57 @@ macro_rules! float {
             }
         }
 
+        /// Bit operations on the lanes' bits, for masks.
+        impl<const N: usize> BitAnd for Simd<$t, N> {
+            type Output = Self;
+            #[inline(always)]
+            fn bitand(self, rhs: Self) -> Self {
+                Self::from_bits(self.to_bits() & rhs.to_bits())
+            }
+        }
+        impl<const N: usize> BitOr for Simd<$t, N> {
+            type Output = Self;
+            #[inline(always)]
+            fn bitor(self, rhs: Self) -> Self {
+                Self::from_bits(self.to_bits() | rhs.to_bits())
+            }
+        }
+        impl<const N: usize> BitXor for Simd<$t, N> {
+            type Output = Self;
+            #[inline(always)]
+            fn bitxor(self, rhs: Self) -> Self {
+                Self::from_bits(self.to_bits() ^ rhs.to_bits())
+            }
+        }
+        impl<const N: usize> Not for Simd<$t, N> {
+            type Output = Self;
+            #[inline(always)]
+            fn not(self) -> Self {
+                Self::from_bits(!self.to_bits())
+            }
+        }
+        impl<const N: usize> BitAndAssign for Simd<$t, N> {
+            #[inline(always)]
+            fn bitand_assign(&mut self, rhs: Self) {
+                *self = *self & rhs;
+            }
+        }
+        impl<const N: usize> BitOrAssign for Simd<$t, N> {
+            #[inline(always)]
+            fn bitor_assign(&mut self, rhs: Self) {
+                *self = *self | rhs;
+            }
+        }
+        impl<const N: usize> BitXorAssign for Simd<$t, N> {
+            #[inline(always)]
+            fn bitxor_assign(&mut self, rhs: Self) {
+                *self = *self ^ rhs;
+            }
+        }
+
         impl<const N: usize> Simd<$t, N> {
             pub(crate) const ZERO: Self = Simd([0.0; N]);
+            pub(crate) const ONE: Self = Simd([1.0; N]);
 
             #[inline(always)]
             pub(crate) fn to_bits(self) -> Simd<$bits, N> {
@@ -388,6 +501,74 @@ macro_rules! float {
             #[inline(always)]
             pub(crate) fn simd_gt(self, rhs: Self) -> Self {
                 Self::from_bits(Simd(zip(self.0, rhs.0, |a, b| if a > b { !0 } else { 0 })))
+            }
+
+            /// Lanes where `self != rhs`, NaN lanes included.
+            #[inline(always)]
+            pub(crate) fn simd_ne(self, rhs: Self) -> Self {
+                Self::from_bits(Simd(zip(self.0, rhs.0, |a, b| if a != b { !0 } else { 0 })))
+            }
+
+            #[inline(always)]
+            pub(crate) fn simd_le(self, rhs: Self) -> Self {
+                Self::from_bits(Simd(zip(self.0, rhs.0, |a, b| if a <= b { !0 } else { 0 })))
+            }
+
+            #[inline(always)]
+            pub(crate) fn simd_ge(self, rhs: Self) -> Self {
+                Self::from_bits(Simd(zip(self.0, rhs.0, |a, b| if a >= b { !0 } else { 0 })))
+            }
+
+            /// The NaN lanes, as a mask.
+            #[inline(always)]
+            pub(crate) fn is_nan(self) -> Self {
+                self.simd_ne(self)
+            }
+
+            /// The lanes neither infinite nor NaN, as a mask: the exponent field below all ones,
+            /// compared as integers (a float comparison of |x| with infinity becomes a class
+            /// test that the compiler evaluates lane by lane).
+            #[inline(always)]
+            pub(crate) fn is_finite(self) -> Self {
+                let infinity = <$t>::INFINITY.to_bits() << 1;
+                Self::from_bits(Simd(lanewise(self.0, 0, |a: $t| if a.to_bits() << 1 < infinity { !0 } else { 0 })))
+            }
+
+            /// Whether any lane of a mask is set.
+            #[inline(always)]
+            pub(crate) fn any(self) -> bool {
+                self.to_bits().any()
+            }
+
+            /// Whether every lane of a mask is set.
+            #[inline(always)]
+            pub(crate) fn all(self) -> bool {
+                self.to_bits().all()
+            }
+
+            /// Whether no lane of a mask is set.
+            #[inline(always)]
+            pub(crate) fn none(self) -> bool {
+                self.to_bits().none()
+            }
+
+            /// The lanes' sign bits, lane i in bit i.
+            #[inline(always)]
+            pub(crate) fn to_bitmask(self) -> u64 {
+                self.to_bits().to_bitmask()
+            }
+
+            /// `self > rhs ? self : rhs` in each lane: `rhs` where either is NaN, and where
+            /// both are zeros (as x86's `maxpd`/`maxps`).
+            #[inline(always)]
+            pub(crate) fn fast_max(self, rhs: Self) -> Self {
+                Simd(zip(self.0, rhs.0, |a, b| if a > b { a } else { b }))
+            }
+
+            /// `self < rhs ? self : rhs` in each lane (as x86's `minpd`/`minps`).
+            #[inline(always)]
+            pub(crate) fn fast_min(self, rhs: Self) -> Self {
+                Simd(zip(self.0, rhs.0, |a, b| if a < b { a } else { b }))
             }
 
             /// `mask ? yes : no` bit by bit, the mask being float lanes of all ones or zeros.
@@ -417,6 +598,16 @@ macro_rules! float {
                 }
                 Simd(out)
             }
+
+            /// `c − self·b` with one rounding, as [`Simd::mul_add`].
+            #[inline(always)]
+            pub(crate) fn mul_neg_add(self, b: Self, c: Self) -> Self {
+                let mut out = self.0;
+                for i in 0..N {
+                    out[i] = (-self.0[i]).mul_add(b.0[i], c.0[i]);
+                }
+                Simd(out)
+            }
         }
     )*};
 }
@@ -436,6 +627,19 @@ impl<const N: usize> Simd<f64, N> {
     #[inline(always)]
     pub(crate) fn from_i32(v: Simd<i32, N>) -> Self {
         Simd(lanewise(v.0, 0.0, f64::from))
+    }
+
+    /// Each f32 lane converted exactly.
+    #[inline(always)]
+    pub(crate) fn from_f32(v: Simd<f32, N>) -> Self {
+        Simd(lanewise(v.0, 0.0, f64::from))
+    }
+
+    /// Each lane rounded to f32 (`as f32`: to nearest even, subnormals and overflow
+    /// included).
+    #[inline(always)]
+    pub(crate) fn to_f32(self) -> Simd<f32, N> {
+        Simd(lanewise(self.0, 0.0, |a| a as f32))
     }
 }
 
@@ -459,6 +663,15 @@ impl<const N: usize> From<Simd<u16, N>> for Simd<u32, N> {
     fn from(v: Simd<u16, N>) -> Self {
         Simd(lanewise(v.0, 0, u32::from))
     }
+}
+
+/// Placed in a loop whose body is lane code, keeps the compiler from vectorising the loop
+/// across its iterations, which would put each lane of the body in a vector of its own and
+/// reach the memory by gathers and scatters. It is an empty `asm!`, which costs nothing.
+#[inline(always)]
+pub(crate) fn lane_loop() {
+    // SAFETY: no instruction.
+    unsafe { core::arch::asm!("", options(nomem, nostack, preserves_flags)) }
 }
 
 /// The registers of `core::arch` as lanes and back (the same bytes).

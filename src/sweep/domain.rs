@@ -5,7 +5,10 @@
 //! Exhaustive order: operand 0 varies slowest; within an operand, patterns ascend (so the
 //! default f32 domain is input `i` = bit pattern `i`, the layout a GPU dump naturally has).
 
+use crate::batch::Word;
 use crate::format::Format;
+use crate::kernels::level::{at_level, Isa};
+use crate::kernels::SimdLevel;
 use crate::operand::parse_operand;
 use crate::ptx::Type;
 
@@ -40,6 +43,15 @@ pub fn from_ordinal(fmt: Format, key: i64) -> u64 {
     } else {
         key as u64
     }
+}
+
+/// `out[t] = first + t` (words of `W`), in lanes of the [`SimdLevel::active`] level.
+fn count_up<W: Word>(out: &mut [W], first: u64) {
+    at_level!(SimdLevel::active(), L => L::run(#[inline(always)] || {
+        for (t, slot) in out.iter_mut().enumerate() {
+            *slot = W::from_u64(first + t as u64);
+        }
+    }))
 }
 
 impl PatternSet {
@@ -284,7 +296,7 @@ impl Domain {
 
     /// Write the operands of inputs `start..start + out[0].len()` into `out` (one buffer per
     /// operand, each holding the bit patterns in the low bits of the word).
-    pub fn fill<W: crate::batch::Word>(&self, start: u64, out: &mut [&mut [W]]) {
+    pub fn fill<W: Word>(&self, start: u64, out: &mut [&mut [W]]) {
         let len = out[0].len();
         match self.sampling {
             Sampling::Exhaustive => {
@@ -306,9 +318,7 @@ impl Domain {
                     let last = k - 1;
                     let (bits, iv) = wheel[last];
                     let run = ((self.sets[last].intervals[iv].1 - bits) as usize).saturating_add(1).min(len - i);
-                    for (t, slot) in out[last][i..i + run].iter_mut().enumerate() {
-                        *slot = W::from_u64(bits + t as u64);
-                    }
+                    count_up(&mut out[last][i..i + run], bits);
                     for j in 0..last {
                         let w = W::from_u64(wheel[j].0);
                         out[j][i..i + run].fill(w);

@@ -60,9 +60,10 @@
 //! CORE-MATH values are checked with the same e = 2^-45), 8 of SinTurns, 6 of CosTurns and none
 //! of Tanh to the scalar function (`tests/sweep_reference.rs`, exhaustive tier).
 
-use wide::{f64x8, u32x8, u64x8};
-
 use crate::format::{Format, Unpacked};
+use crate::kernels::level::{at_level, Isa};
+use crate::kernels::simd::{f32x8, f64x8, lane_loop, u32x8, u64x8};
+use crate::kernels::SimdLevel;
 use crate::round::{round_pack, Rounding};
 
 #[path = "exact_trig.rs"]
@@ -170,24 +171,110 @@ const RSQRT_ERROR: f64 = 1.0 / (1u64 << 51) as f64;
 ///
 /// With `ftz` subnormal inputs are read as zeros of their sign and subnormal results written
 /// as zeros of their sign (`value` is then the exact value at the flushed input).
+///
+/// The lanes run at the [`SimdLevel::active`] level; every level gives the same bits.
 pub fn f32_block(f: MathFn, ftz: bool, x: &[u32], value: &mut [f64], rounded: &mut [u32]) {
+    f32_block_at(SimdLevel::active(), f, ftz, x, value, rounded)
+}
+
+/// [`f32_block`] at `level`, which the processor must have ([`SimdLevel::is_supported`]).
+pub(crate) fn f32_block_at(level: SimdLevel, f: MathFn, ftz: bool, x: &[u32], value: &mut [f64], rounded: &mut [u32]) {
     assert!(x.len() == value.len() && x.len() == rounded.len(), "f32_block: slice lengths differ");
+    assert!(level.is_supported(), "the processor lacks the {level} level");
+    at_level!(level, L => L::run(#[inline(always)] || f32_block_for::<L>(f, ftz, x, value, rounded)))
+}
+
+/// [`f32_block`] at the level `L`: everything but the scalar fallbacks is inlined into the
+/// function [`Isa::run`] compiles for the level. (The lane functions are passed as closures
+/// marked `#[inline(always)]`: a function item passed on may be compiled out of line, for
+/// the baseline.)
+#[allow(clippy::redundant_closure)]
+#[inline(always)]
+fn f32_block_for<L: Isa>(f: MathFn, ftz: bool, x: &[u32], value: &mut [f64], rounded: &mut [u32]) {
     fn each(f: fn(f64) -> f64) -> impl Fn(f64x8) -> (f64x8, bool) {
-        move |v| (f64x8::new(v.to_array().map(f)), false)
+        move |v| {
+            let mut out = v.to_array();
+            for o in &mut out {
+                *o = f(*o);
+            }
+            (f64x8::new(out), false)
+        }
     }
     // Rcp and Sqrt round correctly by themselves (IEEE f32 division and square root would be
     // their correctly rounded f32 functions).
     match f {
-        MathFn::Rcp => blocks(x, ftz, value, rounded, |v| (f64x8::ONE / v, true), (CR_ERROR, |v| 1.0 / v)),
-        MathFn::Sqrt => blocks(x, ftz, value, rounded, |v| (v.sqrt(), true), (CR_ERROR, f32::sqrt)),
-        MathFn::Rsqrt => {
-            blocks(x, ftz, value, rounded, |v| (f64x8::ONE / v.sqrt(), false), (RSQRT_ERROR, core_math::rsqrtf))
-        }
-        MathFn::Ex2 => blocks(x, ftz, value, rounded, ex2_lanes, (VALUE_REL_ERROR, core_math::exp2f)),
-        MathFn::Lg2 => blocks(x, ftz, value, rounded, lg2_lanes, (VALUE_REL_ERROR, core_math::log2f)),
-        MathFn::Sin => blocks(x, ftz, value, rounded, trig::sin_lanes, (VALUE_REL_ERROR, core_math::sinf)),
-        MathFn::Cos => blocks(x, ftz, value, rounded, trig::cos_lanes, (VALUE_REL_ERROR, core_math::cosf)),
-        MathFn::Tanh => blocks(x, ftz, value, rounded, tanh_lanes, (CR_ERROR, core_math::tanhf)),
+        MathFn::Rcp => blocks(
+            x,
+            ftz,
+            value,
+            rounded,
+            #[inline(always)]
+            |v| (f64x8::ONE / v, true),
+            (CR_ERROR, |v| 1.0 / v),
+        ),
+        MathFn::Sqrt => blocks(
+            x,
+            ftz,
+            value,
+            rounded,
+            #[inline(always)]
+            |v| (v.sqrt(), true),
+            (CR_ERROR, f32::sqrt),
+        ),
+        MathFn::Rsqrt => blocks(
+            x,
+            ftz,
+            value,
+            rounded,
+            #[inline(always)]
+            |v| (f64x8::ONE / v.sqrt(), false),
+            (RSQRT_ERROR, core_math::rsqrtf),
+        ),
+        MathFn::Ex2 => blocks(
+            x,
+            ftz,
+            value,
+            rounded,
+            #[inline(always)]
+            |v| ex2_lanes(v),
+            (VALUE_REL_ERROR, core_math::exp2f),
+        ),
+        MathFn::Lg2 => blocks(
+            x,
+            ftz,
+            value,
+            rounded,
+            #[inline(always)]
+            |v| lg2_lanes(v),
+            (VALUE_REL_ERROR, core_math::log2f),
+        ),
+        MathFn::Sin => blocks(
+            x,
+            ftz,
+            value,
+            rounded,
+            #[inline(always)]
+            |v| trig::sin_lanes(v),
+            (VALUE_REL_ERROR, core_math::sinf),
+        ),
+        MathFn::Cos => blocks(
+            x,
+            ftz,
+            value,
+            rounded,
+            #[inline(always)]
+            |v| trig::cos_lanes(v),
+            (VALUE_REL_ERROR, core_math::cosf),
+        ),
+        MathFn::Tanh => blocks(
+            x,
+            ftz,
+            value,
+            rounded,
+            #[inline(always)]
+            |v| tanh_lanes(v),
+            (CR_ERROR, core_math::tanhf),
+        ),
         // The fallback doubles x in f32, which overflows only for |x| ≥ 2^127; the check never
         // sends |x| ≥ 2^22 there, since 2x is then an integer and the value an exact ±0 or ±1.
         MathFn::SinTurns => blocks(
@@ -341,6 +428,7 @@ fn blocks(
     for ((xs, vs), rs) in
         x[..full].chunks_exact(GROUP).zip(value[..full].chunks_exact_mut(GROUP)).zip(rounded.chunks_exact_mut(GROUP))
     {
+        lane_loop();
         let (v, r) = group(xs.try_into().unwrap(), ftz, &eval, check);
         vs.copy_from_slice(&v);
         rs.copy_from_slice(&r);
@@ -364,8 +452,9 @@ pub const GROUP: usize = 8;
 #[inline(always)]
 fn group(xs: [u32; 8], ftz: bool, eval: &impl Fn(f64x8) -> (f64x8, bool), (e, cr): Check) -> ([f64; 8], [u32; 8]) {
     let flush = u32x8::splat(if ftz { u32::MAX } else { 0 });
-    let xs = flush_f32(u32x8::new(xs), flush).to_array();
-    let (v, decided) = eval(f64x8::new(xs.map(|b| f32::from_bits(b) as f64)));
+    let xw = flush_f32(u32x8::new(xs), flush);
+    let xs = xw.to_array();
+    let (v, decided) = eval(f64x8::from_f32(f32x8::from_bits(xw)));
     let out = if decided {
         nearest_f32(v)
     } else {
@@ -378,7 +467,7 @@ fn group(xs: [u32; 8], ftz: bool, eval: &impl Fn(f64x8) -> (f64x8, bool), (e, cr
         }
     };
     // NaN lanes become 0x7FC00000, written as bit operations, which compile to one masked
-    // blend (`wide`'s byte-wise select does not).
+    // blend.
     let nan = (out & u32x8::splat(0x7FFF_FFFF)).simd_gt(u32x8::splat(0x7F80_0000));
     let out = (nan & u32x8::splat(0x7FC0_0000)) | (!nan & out);
     (v.to_array(), flush_f32(out, flush).to_array())
@@ -409,7 +498,7 @@ fn undecided(lo: u32x8, hi: u32x8, xs: [u32; 8], cr: fn(f32) -> f32) -> u32x8 {
 /// `v as f32` in each lane: IEEE round to nearest even, subnormals and overflow included.
 #[inline(always)]
 fn nearest_f32(v: f64x8) -> u32x8 {
-    u32x8::new(v.to_array().map(|v| (v as f32).to_bits()))
+    v.to_f32().to_bits()
 }
 
 /// One level of Estrin's scheme for `Σ t[i]·p^i`: neighbouring terms paired as
@@ -424,7 +513,21 @@ fn nearest_f32(v: f64x8) -> u32x8 {
 /// Horner's rule, where N = 2·degree; Estrin's dependency chain is also a third as long.
 #[inline(always)]
 fn estrin_level<const N: usize, const M: usize>(t: [f64x8; N], p: f64x8) -> [f64x8; M] {
-    core::array::from_fn(|i| if 2 * i + 1 < N { t[2 * i] + t[2 * i + 1] * p } else { t[2 * i] })
+    let mut out = [f64x8::ZERO; M];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = if 2 * i + 1 < N { t[2 * i] + t[2 * i + 1] * p } else { t[2 * i] };
+    }
+    out
+}
+
+/// Each coefficient in every lane.
+#[inline(always)]
+fn splats<const N: usize>(c: [f64; N]) -> [f64x8; N] {
+    let mut out = [f64x8::ZERO; N];
+    for (o, c) in out.iter_mut().zip(c) {
+        *o = f64x8::splat(c);
+    }
+    out
 }
 
 /// ln(2)^k / k! for k = 0..=12, rounded to f64: the Taylor polynomial of 2^r.
@@ -476,6 +579,7 @@ const SHIFTER: f64 = 6755399441055744.0;
 /// relative. Such a group needs no bracketing: 2^x and the value both lie within 2^-26.4 of 1,
 /// whose f32 rounding boundaries are 2^-25 below and 2^-24 above, and the other lanes are
 /// exact (2^x ≥ 2^1100 rounds to +Inf, 2^x ≤ 2^-1100 to +0).
+#[inline(always)]
 fn ex2_lanes(input: f64x8) -> (f64x8, bool) {
     // Most f32 bit patterns are trivial, and so are most groups of a sweep.
     let a = input.abs();
@@ -489,7 +593,7 @@ fn ex2_lanes(input: f64x8) -> (f64x8, bool) {
     let shifted = x + f64x8::splat(SHIFTER);
     let r = x - (shifted - f64x8::splat(SHIFTER));
     let (r2, r4) = (r * r, (r * r) * (r * r));
-    let a: [f64x8; 7] = estrin_level(EX2_TAYLOR.map(f64x8::splat), r);
+    let a: [f64x8; 7] = estrin_level(splats(EX2_TAYLOR), r);
     let b: [f64x8; 4] = estrin_level(a, r2);
     let [p] = estrin_level::<2, 1>(estrin_level(b, r4), r4 * r4);
     // m = n + 2048 ∈ [948, 3148]; 2^n = 2^(h − 1024) · 2^(m − h − 1024) with h = m/2 rounded
@@ -507,6 +611,7 @@ fn ex2_lanes(input: f64x8) -> (f64x8, bool) {
 ///   relative, less than half the f64 spacing just below |x| (at least 2^-54·|x|).
 /// - |x| ≥ 20 (infinities included): ±1. 1 − tanh|x| = 2/(e^(2|x|) + 1) < 2e^-40 < 2^-56,
 ///   less than half the f64 spacing below 1 (2^-54).
+#[inline(always)]
 fn tanh_lanes(x: f64x8) -> (f64x8, bool) {
     let a = x.abs();
     let tiny = a.simd_lt(f64x8::splat(1.0 / (1u64 << 27) as f64));
@@ -516,9 +621,19 @@ fn tanh_lanes(x: f64x8) -> (f64x8, bool) {
     if (tiny | large).all() {
         return (known, false);
     }
-    let computed = (tiny | large).to_bitmask();
-    let (x, known) = (x.to_array(), known.to_array());
-    (f64x8::new(std::array::from_fn(|j| if computed >> j & 1 != 0 { known[j] } else { core_math::tanh(x[j]) })), false)
+    (tanh_scalar(x, known, tiny | large), false)
+}
+
+/// The lanes of [`tanh_lanes`] outside `known`: CORE-MATH's `tanh`.
+#[inline(never)]
+fn tanh_scalar(x: f64x8, known: f64x8, is_known: f64x8) -> f64x8 {
+    let (computed, mut out) = (is_known.to_bitmask(), known.to_array());
+    for (j, (o, x)) in out.iter_mut().zip(x.to_array()).enumerate() {
+        if computed >> j & 1 == 0 {
+            *o = core_math::tanh(x);
+        }
+    }
+    f64x8::new(out)
 }
 
 /// 2/(ln 2·(2j + 1)) for j = 0..=9, rounded to f64: log2(z) = s·P(s²) with s = (z − 1)/(z + 1),
@@ -560,8 +675,13 @@ const SQRT_HALF_BITS: u64 = 0x3FE6_A09E_667F_3BCD;
 ///
 /// Finally log2(x) = k + y. For k = 0 that is y; otherwise |y| ≤ 1/2 ≤ |k + y| (y ≥ −1/2 when
 /// k ≥ 1, y < 1/2 when k ≤ −1), so the relative error is at most ε + u < 16.4u < 2^-48.9.
+#[inline(always)]
 fn lg2_lanes(x: f64x8) -> (f64x8, bool) {
-    let positive = x.simd_gt(f64x8::ZERO) & x.simd_lt(f64x8::splat(f64::INFINITY));
+    // x > 0 and x < ∞, compared as integers: the bits less 1 below those of ∞ less 1. (The two
+    // float comparisons of a widened f32 become a class test that the compiler evaluates lane
+    // by lane.)
+    let below_infinity = u64x8::splat(f64::INFINITY.to_bits() - 1);
+    let positive = f64x8::from_bits((x.to_bits() - u64x8::ONE).simd_lt(below_infinity));
     let special = x.simd_eq(f64x8::ZERO).select(
         f64x8::splat(f64::NEG_INFINITY),
         x.simd_eq(f64x8::splat(f64::INFINITY)).select(x, f64x8::splat(f64::NAN)),
@@ -581,9 +701,59 @@ fn lg2_lanes(x: f64x8) -> (f64x8, bool) {
     let s = (z - f64x8::ONE) / (z + f64x8::ONE);
     let w = s * s;
     let (w2, w4) = (w * w, (w * w) * (w * w));
-    let a: [f64x8; 5] = estrin_level(LG2_ATANH.map(f64x8::splat), w);
+    let a: [f64x8; 5] = estrin_level(splats(LG2_ATANH), w);
     let b: [f64x8; 3] = estrin_level(a, w2);
     let [p] = estrin_level::<2, 1>(estrin_level(b, w4), w4 * w4);
     let y = s * p;
     (positive.select(k + y, special), false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every SIMD level the processor has gives the baseline's values and results, bit for
+    /// bit: every function, with and without `ftz`, on every 65521st f32 pattern and the
+    /// patterns around the edges of the paths (zeros, subnormals, 1, 2^-26, 20, 1100, 2^24,
+    /// the largest finite, infinities, NaNs), in blocks of uneven lengths.
+    #[test]
+    fn levels_agree() {
+        let mut x: Vec<u32> = (0..=u32::MAX).step_by(65521).collect();
+        let edges: [u32; 8] =
+            [0, 0x0080_0000, 0x3280_0000, 0x3F80_0000, 0x41A0_0000, 0x4489_8000, 0x4B80_0000, 0x7F80_0000];
+        for sign in [0, 0x8000_0000u32] {
+            for edge in edges {
+                x.extend((edge.saturating_sub(5)..=edge.saturating_add(5)).map(|b| b | sign));
+            }
+            x.extend([0x7FC0_0000, 0x7F80_0001, 0x7FFF_FFFF].map(|b| b | sign));
+        }
+        let run = |level: SimdLevel, f: MathFn, ftz: bool| {
+            let (mut value, mut rounded) = (vec![0.0f64; x.len()], vec![0u32; x.len()]);
+            let mut at = 0;
+            for len in [4096, 1000, 13, 5].into_iter().cycle() {
+                let end = (at + len).min(x.len());
+                f32_block_at(level, f, ftz, &x[at..end], &mut value[at..end], &mut rounded[at..end]);
+                if end == x.len() {
+                    break;
+                }
+                at = end;
+            }
+            (value.iter().map(|v| v.to_bits()).collect::<Vec<u64>>(), rounded)
+        };
+        for f in MathFn::ALL {
+            for ftz in [false, true] {
+                let baseline = run(SimdLevel::Baseline, f, ftz);
+                for level in SimdLevel::ALL.into_iter().filter(|l| l.is_supported()) {
+                    let got = run(level, f, ftz);
+                    for (i, &b) in x.iter().enumerate() {
+                        assert_eq!(
+                            (got.0[i], got.1[i]),
+                            (baseline.0[i], baseline.1[i]),
+                            "{f:?} ftz {ftz} at {level}: input {b:#010x}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

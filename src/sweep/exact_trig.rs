@@ -1,9 +1,8 @@
 //! sin(x) and cos(x) for f64 lanes holding f32 values, with a proven relative error bound
 //! below 2^-47.8 ≤ [`VALUE_REL_ERROR`](super::VALUE_REL_ERROR) for |x| ≤ 2^24 ([`sin_lanes`]).
 
-use wide::{f64x8, u64x8};
-
 use super::{estrin_level, SHIFTER};
+use crate::kernels::simd::{f64x8, u64x8};
 
 /// Below this magnitude sin(x) is decided as x and cos(x) as 1.
 const TINY: f64 = 1.0 / (1u64 << 26) as f64;
@@ -92,6 +91,7 @@ const COS_TAYLOR: [f64; 9] = [
 /// (23.35 + 0.118 + 0.002)u·(1 + 2.24u) + 2.24u < 25.8u, with the cos polynomial
 /// (33.72 + 0.46 + 0.03)u·(1 + 2.24u) + 1.58u < 35.8u < 2^-47.8. The quadrant's sign flip is
 /// exact.
+#[inline(always)]
 pub(super) fn sin_lanes(x: f64x8) -> (f64x8, bool) {
     lanes(x, false)
 }
@@ -99,6 +99,7 @@ pub(super) fn sin_lanes(x: f64x8) -> (f64x8, bool) {
 /// cos(x) in the same way, cos x being ±cos r or ±sin r as for sin(x + π/2). For |x| < 2^-26
 /// the value is 1, off by less than 2^-52.9 relative: 1 ≥ cos x ≥ 1 − x²/2 > 1 − 2^-53, and
 /// the f32 rounding boundary below 1 is 1 − 2^-25. ±Inf and NaN give NaN.
+#[inline(always)]
 pub(super) fn cos_lanes(x: f64x8) -> (f64x8, bool) {
     lanes(x, true)
 }
@@ -119,8 +120,10 @@ fn lanes(x: f64x8, cos: bool) -> (f64x8, bool) {
     // Quadrant q = k mod 4 (+1 for cos): odd q takes the cos polynomial, q ≥ 2 the sign.
     let q = shifted.to_bits() + u64x8::splat(cos as u64);
     let odd = f64x8::from_bits(u64x8::ZERO - (q & u64x8::ONE));
-    let coefficients: [f64x8; 9] =
-        core::array::from_fn(|j| odd.select(f64x8::splat(COS_TAYLOR[j]), f64x8::splat(SIN_TAYLOR[j])));
+    let mut coefficients = [f64x8::ZERO; 9];
+    for (j, c) in coefficients.iter_mut().enumerate() {
+        *c = odd.select(f64x8::splat(COS_TAYLOR[j]), f64x8::splat(SIN_TAYLOR[j]));
+    }
     let w = r * r;
     let (w2, w4) = (w * w, (w * w) * (w * w));
     let a: [f64x8; 5] = estrin_level(coefficients, w);

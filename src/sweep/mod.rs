@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::batch::Word;
 use crate::format::Format;
 use crate::kernels;
+use crate::kernels::level::{at_level, Isa};
 use crate::ptx::{Instr, Opcode, Target};
 use bound::Bound;
 use domain::Domain;
@@ -337,14 +338,20 @@ impl Sweep {
         }
         let x: &[u32] = bytemuck::cast_slice(srcs[0]);
         // The reference decides from the ends alone, so it is asked before the inputs are
-        // checked to be consecutive (a fold without early exit, which vectorises).
+        // checked to be consecutive.
         let Some(c) = self.reference.f32_constant_run(x) else { return false };
-        let consecutive =
-            x.iter().zip(0u32..).fold(x[x.len() - 1] >= x[0], |ok, (&w, i)| ok & (w == x[0].wrapping_add(i)));
-        consecutive
+        consecutive(x)
             && stats
                 .record_constant_run(&self.ctx, at, srcs, results, c.into(), |i| self.reference.f32_in_block(x, i).1)
     }
+}
+
+/// Whether `x` holds consecutive ascending words: a fold without early exit, which
+/// vectorises, in lanes of the [`SimdLevel::active`] level.
+fn consecutive(x: &[u32]) -> bool {
+    at_level!(kernels::SimdLevel::active(), L => L::run(#[inline(always)] || {
+        x.iter().zip(0u32..).fold(x[x.len() - 1] >= x[0], |ok, (&w, i)| ok & (w == x[0].wrapping_add(i)))
+    }))
 }
 
 struct State {

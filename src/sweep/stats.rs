@@ -9,9 +9,13 @@ use std::collections::BTreeMap;
 use super::bound::Clause;
 use super::domain::ordinal;
 use super::plot::Metric;
-use super::summary::{constant_run, distance, errors_of, first_reaching, first_reaching_monotone, summarize, Summary};
+use super::summary::{
+    constant_run, distance, errors_of, first_reaching, first_reaching_monotone, summarize, LaneScratch, Summary,
+};
 use crate::batch::Word;
 use crate::format::Format;
+use crate::kernels::level::{at_level, Isa};
+use crate::kernels::SimdLevel;
 
 /// How many first mismatches and special-value mismatches a report keeps.
 pub const FIRST: usize = 20;
@@ -102,10 +106,16 @@ impl Extremes {
     }
 }
 
+/// Whether every word of `s` is `c`: a fold without early exit, which vectorises, in lanes
+/// of the [`SimdLevel::active`] level.
+fn all_equal<W: Word>(s: &[W], c: u64) -> bool {
+    at_level!(SimdLevel::active(), L => L::run(#[inline(always)] || s.iter().fold(true, |same, w| same & (w.to_u64() == c))))
+}
+
 /// Per-block buffers of [`Stats::record_block`], reused from block to block.
 #[derive(Default)]
 pub struct Scratch {
-    q: Vec<f64>,
+    lanes: LaneScratch,
 }
 
 /// What the statistics need to know about the sweep.
@@ -270,7 +280,7 @@ impl Stats {
             return;
         }
         let (src, dst) = (ctx.src, ctx.dst);
-        let sum = summarize(src, dst, ctx.bitwise, inputs[0], results, expected, value, &mut scratch.q);
+        let sum = summarize(src, dst, ctx.bitwise, inputs[0], results, expected, value, &mut scratch.lanes);
         if !ctx.simple(&sum) || sum.irregular {
             if n > 256 {
                 // Halves are often simple (a block straddling one binade or bucket edge).
@@ -320,8 +330,7 @@ impl Stats {
         value_at: impl Fn(usize) -> f64,
     ) -> bool {
         let (x, n) = (inputs[0], results.len());
-        // (A fold without early exit, which vectorises.)
-        if n == 0 || !results.iter().fold(true, |same, r| same & (r.to_u64() == c)) {
+        if n == 0 || !all_equal(results, c) {
             return false;
         }
         let ends = (value_at(0), value_at(n - 1));

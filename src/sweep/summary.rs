@@ -2,9 +2,11 @@
 //! needs to summarise it: the range of operand 0, whether the block is regular, the
 //! mismatches, the distances and the largest errors.
 //!
-//! Words of up to 32 bits (f32, f16, bf16) go through sixteen lanes at a time, 64-bit words
+//! Words of up to 32 bits (f32, f16, bf16) go through the lane pass ([`lanes`]), 64-bit words
 //! input by input. Both give exactly the values of input-by-input recording, whose
-//! definitions are [`distance`] and [`errors_of`] (tested in stats.rs).
+//! definitions are [`distance`] and [`errors_of`] (tested in stats.rs). The lane code runs at
+//! the [`SimdLevel::active`] level, compiled for its instruction set ([`Isa::run`]), and
+//! gives the same summary at every level.
 //!
 //! The relative error needs a division per input, the slowest lane operation. The lane pass
 //! instead multiplies by an approximate reciprocal ([`recip_approx`], relative error below
@@ -25,11 +27,14 @@
 //! patterns), the sweep does not even compute the values: [`constant_run`] takes the extremes
 //! from the run's ends and [`first_reaching_monotone`] bisects.
 
-use wide::{f64x8, i32x16, u32x16};
+use bytemuck::Pod;
 
 use super::domain::ordinal;
 use crate::batch::Word;
 use crate::format::Format;
+use crate::kernels::level::{at_level, Isa};
+use crate::kernels::simd::{f32x8, f64x8, lane_loop, u32x8, u64x8, Simd};
+use crate::kernels::SimdLevel;
 
 /// What one block holds, as far as the block statistics are concerned.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -118,7 +123,7 @@ pub(super) fn errors_of(rv: f64, v: f64, equal: bool) -> (f64, f64) {
 }
 
 /// Summarise the block `x` (operand 0), `r` (results), `e` (expected results) and `v` (exact
-/// values) of formats `src` and `dst`; `q` is scratch space.
+/// values) of formats `src` and `dst`, with the buffers of `scratch`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn summarize<W: Word>(
     src: Format,
@@ -128,7 +133,41 @@ pub(super) fn summarize<W: Word>(
     r: &[W],
     e: &[W],
     v: &[f64],
-    q: &mut Vec<f64>,
+    scratch: &mut LaneScratch,
+) -> Summary {
+    summarize_at(SimdLevel::active(), src, dst, bitwise, x, r, e, v, scratch)
+}
+
+/// [`summarize`] at `level`, which the processor must have ([`SimdLevel::is_supported`]).
+#[allow(clippy::too_many_arguments)]
+fn summarize_at<W: Word>(
+    level: SimdLevel,
+    src: Format,
+    dst: Format,
+    bitwise: bool,
+    x: &[W],
+    r: &[W],
+    e: &[W],
+    v: &[f64],
+    scratch: &mut LaneScratch,
+) -> Summary {
+    assert!(level.is_supported(), "the processor lacks the {level} level");
+    at_level!(level, L => L::run(#[inline(always)] || summarize_for::<L, W>(src, dst, bitwise, x, r, e, v, scratch)))
+}
+
+/// [`summarize`] at the level `L`: the lane code is inlined into the function [`Isa::run`]
+/// compiles for the level.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn summarize_for<L: Isa, W: Word>(
+    src: Format,
+    dst: Format,
+    bitwise: bool,
+    x: &[W],
+    r: &[W],
+    e: &[W],
+    v: &[f64],
+    scratch: &mut LaneScratch,
 ) -> Summary {
     if W::BITS <= 32 {
         if let Some(errors) = constant_errors(dst, r, e, v) {
@@ -137,9 +176,9 @@ pub(super) fn summarize<W: Word>(
     }
     match dst {
         _ if W::BITS > 32 => one_by_one(src, dst, bitwise, x, r, e, v),
-        Format::F32 => lanes::<W, F32>(src, dst, bitwise, x, r, e, v, q),
-        Format::BF16 => lanes::<W, BF16>(src, dst, bitwise, x, r, e, v, q),
-        Format::F16 => lanes::<W, F16>(src, dst, bitwise, x, r, e, v, q),
+        Format::F32 => lanes::<L, W, F32>(src, dst, bitwise, x, r, e, v, scratch),
+        Format::BF16 => lanes::<L, W, BF16>(src, dst, bitwise, x, r, e, v, scratch),
+        Format::F16 => lanes::<L, W, F16>(src, dst, bitwise, x, r, e, v, scratch),
         Format::F64 => unreachable!("f64 results are 64-bit words"),
     }
 }
@@ -167,6 +206,7 @@ pub(super) fn constant_run<W: Word>(
 }
 
 /// The definition: input by input.
+#[inline(never)]
 fn one_by_one<W: Word>(src: Format, dst: Format, bitwise: bool, x: &[W], r: &[W], e: &[W], v: &[f64]) -> Summary {
     let mut s = Summary::exact((i64::MAX, i64::MIN, u64::MAX, 0));
     for i in 0..r.len() {
@@ -216,30 +256,23 @@ fn one_by_one<W: Word>(src: Format, dst: Format, bitwise: bool, x: &[W], r: &[W]
 /// until v reaches c and then rises, and so does the relative error (|c|/|v| − 1 below |c|,
 /// 1 − |c|/|v| above; rounding is monotone): both maxima are at the smallest or the largest
 /// value of the block.
+#[inline(always)]
 fn constant_errors<W: Word>(dst: Format, r: &[W], e: &[W], v: &[f64]) -> Option<(f64, f64)> {
     let c = r.first()?.to_u64();
     if dst.is_nan(c) {
         return None;
     }
-    let word = |w: &W| w.to_u64() as u32;
     let cw = U::splat(c as u32);
     let (mut lo, mut hi) = (f64x8::splat(f64::INFINITY), f64x8::splat(f64::NEG_INFINITY));
     let mut nan = f64x8::ZERO;
     let full = r.len() - r.len() % LANES;
     for at in (0..full).step_by(LANES) {
-        let chunk = |s: &[W]| {
-            let s: &[W; LANES] = s[at..at + LANES].try_into().unwrap();
-            U::new(s.map(|w| word(&w)))
-        };
-        if !(chunk(r).simd_eq(cw) & chunk(e).simd_eq(cw)).all() {
+        if !(words(&r[at..at + LANES]).simd_eq(cw) & words(&e[at..at + LANES]).simd_eq(cw)).all() {
             return None;
         }
-        for h in [at, at + 8] {
-            let vs: &[f64; 8] = v[h..h + 8].try_into().unwrap();
-            let vs = f64x8::new(*vs);
-            (lo, hi) = (lo.fast_min(vs), hi.fast_max(vs));
-            nan |= vs.is_nan();
-        }
+        let vs = f64x8::new(v[at..at + LANES].try_into().unwrap());
+        (lo, hi) = (lo.fast_min(vs), hi.fast_max(vs));
+        nan |= vs.is_nan();
     }
     let (mut lo, mut hi) = (
         lo.to_array().into_iter().fold(f64::INFINITY, f64::min),
@@ -255,6 +288,17 @@ fn constant_errors<W: Word>(dst: Format, r: &[W], e: &[W], v: &[f64]) -> Option<
         return None;
     }
     constant_errors_between(dst, c, lo, hi)
+}
+
+/// The low 32 bits of [`LANES`] words, as lanes.
+#[inline(always)]
+fn words<W: Word>(s: &[W]) -> U {
+    let s: &[W; LANES] = s.try_into().unwrap();
+    let mut out = [0; LANES];
+    for (o, w) in out.iter_mut().zip(s) {
+        *o = w.to_u64() as u32;
+    }
+    U::new(out)
 }
 
 /// The largest absolute and relative errors of the constant result `c` (not a NaN) against
@@ -314,26 +358,30 @@ pub(super) fn first_reaching(dst: Format, c: u64, v: &[f64], relative: bool, max
     } else {
         ((magnitude - max, magnitude + max), true)
     };
-    let (low, high) = (f64x8::splat(low), f64x8::splat(high));
-    let candidate = |w: f64x8| -> f64x8 {
-        let w = w.abs();
-        if equal {
-            w.simd_eq(low) | w.simd_eq(high)
-        } else {
-            w.simd_le(low) | w.simd_ge(high)
-        }
-    };
     let full = v.len() - v.len() % 8;
-    for at in (0..full).step_by(8) {
-        let lanes: &[f64; 8] = v[at..at + 8].try_into().unwrap();
-        let mask = candidate(f64x8::new(*lanes)).to_bitmask();
+    let scan = (low, high, equal);
+    at_level!(SimdLevel::active(), L => L::run(#[inline(always)] || first_candidate(&v[..full], scan, &reaches)))
+        .or_else(|| (full..v.len()).find(|&i| reaches(i)))
+        .expect("first_reaching: the maximum is an error of the block")
+}
+
+/// The scan of [`first_reaching`] over `v` (a multiple of 8 values): the first input with
+/// |v| ≤ low or |v| ≥ high (`equal` false), or |v| = low or |v| = high (`equal` true), that
+/// `reaches` the maximum.
+#[inline(always)]
+fn first_candidate(v: &[f64], (low, high, equal): (f64, f64, bool), reaches: &impl Fn(usize) -> bool) -> Option<usize> {
+    let (low, high) = (f64x8::splat(low), f64x8::splat(high));
+    for (at, lanes) in (0..).step_by(8).zip(v.chunks_exact(8)) {
+        let w = f64x8::new(lanes.try_into().unwrap()).abs();
+        let candidate = if equal { w.simd_eq(low) | w.simd_eq(high) } else { w.simd_le(low) | w.simd_ge(high) };
+        let mask = candidate.to_bitmask();
         if mask != 0 {
             if let Some(i) = (at..at + 8).filter(|i| mask >> (i - at) & 1 != 0).find(|&i| reaches(i)) {
-                return i;
+                return Some(i);
             }
         }
     }
-    (full..v.len()).find(|&i| reaches(i)).expect("first_reaching: the maximum is an error of the block")
+    None
 }
 
 /// [`first_reaching`] for a run of `n` inputs whose values are monotone along the run
@@ -376,17 +424,9 @@ pub(super) fn first_reaching_monotone(
     at
 }
 
-const LANES: usize = 16;
-type U = u32x16;
-type I = i32x16;
-
-/// Ordinals of lanes of words with sign bit `sign` (the signed magnitude, −1 − magnitude for
-/// a negative word), like [`ordinal`].
-#[inline(always)]
-fn ordinals(w: U, sign: u32) -> I {
-    let negative: I = bytemuck::cast((w & sign).simd_eq(U::splat(sign)));
-    bytemuck::cast::<U, I>(w & (sign - 1)) ^ negative
-}
+/// Inputs per step of the loops in lanes.
+const LANES: usize = 8;
+type U = u32x8;
 
 /// The result formats of the lane pass, as const parameters.
 const F32: u8 = 0;
@@ -396,144 +436,110 @@ const F16: u8 = 2;
 /// Values of 8 words of format `F`, exactly.
 #[inline(always)]
 fn values<const F: u8>(w: [u32; 8]) -> f64x8 {
+    let w = u32x8::new(w);
     match F {
-        F32 => f64x8::new(w.map(|b| f32::from_bits(b) as f64)),
-        BF16 => f64x8::new(w.map(|b| f32::from_bits(b << 16) as f64)),
-        // sig·2^(max(e, 1) − 25), exact in f64; the all-ones exponent gives an infinity (NaN
-        // lanes make the block irregular, so their value does not matter).
-        _ => f64x8::new(w.map(|b| {
-            let (exp, frac) = ((b >> 10) & 0x1F, b & 0x3FF);
-            let sig = if exp == 0 { frac } else { frac | 0x400 };
-            let magnitude = if exp == 0x1F {
-                f64::INFINITY
-            } else {
-                sig as f64 * f64::from_bits((exp.max(1) as u64 + 1023 - 25) << 52)
-            };
-            if b & 0x8000 != 0 {
-                -magnitude
-            } else {
-                magnitude
+        F32 => f64x8::from_f32(f32x8::from_bits(w)),
+        BF16 => f64x8::from_f32(f32x8::from_bits(w << 16)),
+        _ => {
+            let mut out = [0.0; 8];
+            for (o, b) in out.iter_mut().zip(w.to_array()) {
+                *o = f16_value(b);
             }
-        })),
+            f64x8::new(out)
+        }
+    }
+}
+
+/// The value of the f16 word `b`: sig·2^(max(e, 1) − 25), exact in f64; the all-ones exponent
+/// gives an infinity (NaN lanes make the block irregular, so their value does not matter).
+#[inline(always)]
+fn f16_value(b: u32) -> f64 {
+    let (exp, frac) = ((b >> 10) & 0x1F, b & 0x3FF);
+    let sig = if exp == 0 { frac } else { frac | 0x400 };
+    let magnitude =
+        if exp == 0x1F { f64::INFINITY } else { sig as f64 * f64::from_bits((exp.max(1) as u64 + 1023 - 25) << 52) };
+    if b & 0x8000 != 0 {
+        -magnitude
+    } else {
+        magnitude
     }
 }
 
 /// Approximate reciprocals, relative error below 2^-27.9, of positive lanes in
-/// [2^-1000, 2^1000]: with AVX-512 one Newton step `y·(2 − v·y)` from `vrcp14pd` (error below
-/// 2^-14, squared by the step, plus two roundings), else an exact division.
+/// [2^-1000, 2^1000]: at the AVX-512 level one Newton step `y·(2 − v·y)` (the inner term
+/// fused) from `vrcp14pd` (error below 2^-14, squared by the step, plus two roundings), else
+/// an exact division. The pass's results do not depend on which (module documentation).
 #[inline(always)]
-fn recip_approx(v: f64x8) -> f64x8 {
-    #[cfg(target_feature = "avx512f")]
-    {
+fn recip_approx<L: Isa>(v: f64x8) -> f64x8 {
+    #[cfg(target_arch = "x86_64")]
+    if L::AVX512 {
         use std::arch::x86_64::{__m512d, _mm512_rcp14_pd};
-        // SAFETY: the build enables AVX-512F (the cfg above); the intrinsic only computes.
+        // SAFETY: the level's code is compiled with AVX-512F and runs only on processors that
+        // have it (`Isa`); the intrinsic only computes.
         let y = unsafe { f64x8::from(_mm512_rcp14_pd(__m512d::from(v))) };
-        y * v.mul_neg_add(y, f64x8::splat(2.0))
+        return y * v.mul_neg_add(y, f64x8::splat(2.0));
     }
-    #[cfg(not(target_feature = "avx512f"))]
-    {
-        f64x8::ONE / v
-    }
+    f64x8::ONE / v
 }
 
-/// The running state of the lane pass over results: per-lane extremes and counts, each
-/// maximum with the index of the first input reaching it in its lane.
-struct Lanes {
-    sign: u32,
-    inf: u32,
-    bitwise: bool,
-    irregular: U,
-    /// Masks are −1 per lane: subtracting them counts.
-    nan_pairs: I,
-    mismatches: I,
-    specials: I,
-    /// Per lane, the counts of distances −1 and +1 (low and high 16 bits), and of −2 and +2
-    /// (at most 4096/16 each).
-    near: [U; 2],
-    max_ulp: U,
-    at_ulp: U,
-    max_abs: f64x8,
-    at_abs: f64x8,
-    max_q: f64x8,
-    outside: f64x8,
+/// The buffers of the lane pass, reused from block to block: per input (and the padding to a
+/// multiple of [`LANES`]), its |distance|, its absolute error ([`errors_of`]) and its
+/// approximate relative error (module documentation).
+#[derive(Default)]
+pub(super) struct LaneScratch {
+    ulp: Vec<u32>,
+    abs: Vec<f64>,
+    q: Vec<f64>,
 }
 
-impl Lanes {
-    /// Inputs `at..at + 16`: results, expected results and values; the approximate relative
-    /// errors go to `qs`.
-    #[inline(always)]
-    fn step<const F: u8>(&mut self, at: u32, rs: [u32; LANES], es: [u32; LANES], vs: &[f64; LANES], qs: &mut [f64]) {
-        let (rv, ev) = (U::new(rs), U::new(es));
-        let (sign, inf) = (self.sign, U::splat(self.inf));
-        let (rm, em) = (rv & (sign - 1), ev & (sign - 1));
-        let (r_nan, e_nan) = (rm.simd_gt(inf), em.simd_gt(inf));
-        let nan_pair = r_nan & e_nan;
-        let infinite = rm.simd_eq(inf) | em.simd_eq(inf);
-        let differ = !rv.simd_eq(ev);
-        // A saturated distance may be a larger one; NaN pairs are at distance 0.
-        let d = ordinals(rv, sign).saturating_sub(ordinals(ev, sign));
-        let saturated = d.simd_eq(I::splat(i32::MIN)) | d.simd_eq(I::splat(i32::MAX));
-        let d = d & !bytemuck::cast::<U, I>(nan_pair);
-        self.irregular |= (r_nan ^ e_nan) | (differ & infinite) | (bytemuck::cast::<I, U>(saturated) & !nan_pair);
-        self.nan_pairs -= bytemuck::cast::<U, I>(nan_pair);
-        let counted = if self.bitwise { differ } else { differ & !nan_pair };
-        self.mismatches -= bytemuck::cast::<U, I>(counted);
-        self.specials -= bytemuck::cast::<U, I>(differ & rm.min(em).simd_eq(U::ZERO));
-        for (count, k) in self.near.iter_mut().zip([1, 2]) {
-            let low = d.simd_eq(I::splat(-k)).bitselect(I::splat(1), I::ZERO);
-            *count += bytemuck::cast::<I, U>(d.simd_eq(I::splat(k)).bitselect(I::splat(1 << 16), low));
+/// The first index of `s` (a multiple of [`LANES`] long) holding `x`, looked for in lanes.
+#[inline(always)]
+fn first_equal<T: Pod>(s: &[T], x: T) -> Option<usize>
+where
+    Simd<T, LANES>: EqualMask,
+{
+    let x = Simd::splat(x);
+    for (at, chunk) in (0..).step_by(LANES).zip(s.chunks_exact(LANES)) {
+        let mask = Simd::<T, LANES>::new(chunk.try_into().unwrap()).equal_mask(x);
+        if mask != 0 {
+            return Some(at + mask.trailing_zeros() as usize);
         }
-        let ulp: U = bytemuck::cast(d.abs());
-        let index = U::splat(at) + U::new(std::array::from_fn(|j| j as u32));
-        let larger = ulp.simd_gt(self.max_ulp);
-        self.at_ulp = larger.bitselect(index, self.at_ulp);
-        self.max_ulp = self.max_ulp.max(ulp);
-        // Lane j of the halves holds inputs at + j and then at + 8 + j: the strict comparison
-        // keeps the first.
-        self.errors::<F, 0>(at, &rs, vs, qs);
-        self.errors::<F, 1>(at, &rs, vs, qs);
     }
-
-    /// [`errors_of`] for lanes `8·H..8·H + 8` of a step, and the approximate quotients.
-    #[inline(always)]
-    fn errors<const F: u8, const H: usize>(&mut self, at: u32, rs: &[u32; LANES], vs: &[f64; LANES], qs: &mut [f64]) {
-        let vf = f64x8::new(std::array::from_fn(|j| vs[8 * H + j]));
-        let (a, va, special) = lane_errors::<F>(std::array::from_fn(|j| rs[8 * H + j]), vf);
-        let (zero, infinity) = (f64x8::ZERO, f64x8::splat(f64::INFINITY));
-        let qa = a.simd_eq(zero).select(zero, special.select(infinity, a * recip_approx(va)));
-        let (tiny, huge) = (f64x8::splat(TINY), f64x8::splat(HUGE));
-        self.outside |= (va.simd_lt(tiny) & !vf.simd_eq(zero)) | (va.simd_gt(huge) & !special);
-        let index = f64x8::splat((at + 8 * H as u32) as f64) + f64x8::new(std::array::from_fn(|j| j as f64));
-        let larger = a.simd_gt(self.max_abs);
-        self.at_abs = larger.select(index, self.at_abs);
-        self.max_abs = self.max_abs.fast_max(a);
-        self.max_q = self.max_q.fast_max(qa);
-        qs[8 * H..][..8].copy_from_slice(qa.as_array());
-    }
+    None
 }
 
-/// The smallest and largest ordinal and exponent field of operand words `x` of `src`.
+/// Integer lanes that [`first_equal`] compares.
+trait EqualMask {
+    /// Bit j set where lane j equals `x`'s.
+    fn equal_mask(self, x: Self) -> u64;
+}
+
+macro_rules! equal_mask {
+    ($($lanes:ty),*) => {$(
+        impl EqualMask for $lanes {
+            #[inline(always)]
+            fn equal_mask(self, x: Self) -> u64 {
+                self.simd_eq(x).to_bitmask()
+            }
+        }
+    )*};
+}
+equal_mask!(u32x8, u64x8);
+
+/// The smallest and largest ordinal and exponent field of operand words `x` of `src`, as
+/// [`ordinal`] gives them: a loop of minima and maxima that the compiler vectorises whole.
+#[inline(always)]
 fn operand_range<W: Word>(src: Format, x: &[W]) -> (i64, i64, u64, u64) {
     let (sign, exp_mask) = (src.sign_bit() as u32, src.exp_mask() as u32);
-    let (mut kmin, mut kmax) = (I::splat(i32::MAX), I::splat(i32::MIN));
-    let (mut emin, mut emax) = (U::splat(u32::MAX), U::ZERO);
-    let chunks = x.chunks_exact(LANES);
-    let tail = chunks.remainder();
-    let mut step = |w: U| {
-        let k = ordinals(w, sign);
+    let (mut kmin, mut kmax, mut emin, mut emax) = (i32::MAX, i32::MIN, u32::MAX, 0);
+    for w in x {
+        let w = w.to_u64() as u32;
+        let k = ordinal32(w, sign);
         (kmin, kmax) = (kmin.min(k), kmax.max(k));
         let exp = w & exp_mask;
         (emin, emax) = (emin.min(exp), emax.max(exp));
-    };
-    for chunk in chunks {
-        step(U::new(std::array::from_fn(|j| chunk[j].to_u64() as u32)));
     }
-    if !tail.is_empty() {
-        // Padded with copies of the first input.
-        let first = x[0].to_u64() as u32;
-        step(U::new(std::array::from_fn(|j| tail.get(j).map_or(first, |w| w.to_u64() as u32))));
-    }
-    (kmin.reduce_min() as i64, kmax.reduce_max() as i64, emin.reduce_min() as u64, emax.reduce_max() as u64)
+    (kmin as i64, kmax as i64, emin as u64, emax as u64)
 }
 
 /// [`errors_of`] in lanes, for blocks without NaNs where an infinite result equals the
@@ -550,13 +556,47 @@ fn lane_errors<const F: u8>(rs: [u32; 8], v: f64x8) -> (f64x8, f64x8, f64x8) {
     (a, va, v.simd_eq(zero) | va.simd_eq(infinity))
 }
 
+/// `K` words of `s` from `at` (the low 32 bits), +0 past its end.
+#[inline(always)]
+fn padded_words<W: Word, const K: usize>(s: &[W], at: usize) -> [u32; K] {
+    let mut out = [0; K];
+    for (o, w) in out.iter_mut().zip(s.get(at..).unwrap_or(&[])) {
+        *o = w.to_u64() as u32;
+    }
+    out
+}
+
+/// `K` elements of `s` from `at`, `pad` past its end.
+#[inline(always)]
+fn padded_values<T: Copy, const K: usize>(s: &[T], at: usize, pad: T) -> [T; K] {
+    let mut out = [pad; K];
+    for (o, x) in out.iter_mut().zip(s.get(at..).unwrap_or(&[])) {
+        *o = *x;
+    }
+    out
+}
+
 /// Exact values beyond which the approximate reciprocal is not relied on.
 const TINY: f64 = 1.0 / (1u128 << 100) as f64 / (1u128 << 100) as f64 / (1u128 << 100) as f64;
 const HUGE: f64 = 1.0 / TINY;
 
 /// The lane pass over words of up to 32 bits.
+///
+/// The statistics of the distances are a loop over the inputs with scalar accumulators
+/// (sums, ors, the largest), which the compiler vectorises at the width of the level. The
+/// errors and approximate quotients are a loop in lanes of [`LANES`] with three accumulators
+/// (the approximate reciprocal is an AVX-512 instruction at that level). The inputs reaching
+/// the maxima are looked for afterwards, in the stored distances and errors. (The earlier
+/// single loop in lanes carried a dozen accumulators from step to step, which the compiler
+/// splits into scalar lanes and puts back together in uneven pieces: half as fast.)
+///
+/// The largest absolute error and approximate quotient are compared as bits: in a regular
+/// block they are +0 or positive (a NaN value goes with a NaN expected result and a result
+/// that is not, an irregular block), and where the approximations do not hold (`outside`)
+/// the quotients are not used.
 #[allow(clippy::too_many_arguments)]
-fn lanes<W: Word, const F: u8>(
+#[inline(always)]
+fn lanes<L: Isa, W: Word, const F: u8>(
     src: Format,
     dst: Format,
     bitwise: bool,
@@ -564,112 +604,199 @@ fn lanes<W: Word, const F: u8>(
     r: &[W],
     e: &[W],
     v: &[f64],
-    q: &mut Vec<f64>,
+    scratch: &mut LaneScratch,
 ) -> Summary {
     let n = r.len();
     let padded = n.div_ceil(LANES) * LANES;
+    let LaneScratch { ulp, abs, q } = scratch;
     if q.len() < padded {
+        ulp.resize(padded, 0);
+        abs.resize(padded, 0.0);
         q.resize(padded, 0.0);
     }
-    let zero = f64x8::ZERO;
-    let mut acc = Lanes {
-        sign: dst.sign_bit() as u32,
-        inf: dst.exp_mask() as u32,
-        bitwise,
-        irregular: U::ZERO,
-        nan_pairs: I::ZERO,
-        mismatches: I::ZERO,
-        specials: I::ZERO,
-        near: [U::ZERO; 2],
-        max_ulp: U::ZERO,
-        at_ulp: U::ZERO,
-        max_abs: zero,
-        at_abs: zero,
-        max_q: zero,
-        outside: zero,
-    };
-    let word = |w: &W| w.to_u64() as u32;
-    let full = n - n % LANES;
-    for c in (0..full).step_by(LANES) {
-        let chunk = |s: &[W]| -> [u32; LANES] {
-            let s: &[W; LANES] = s[c..c + LANES].try_into().unwrap();
-            s.map(|w| word(&w))
+    let (ulp, abs, q) = (&mut ulp[..padded], &mut abs[..padded], &mut q[..padded]);
+    let (sign, inf) = (dst.sign_bit() as u32, dst.exp_mask() as u32);
+    let (mut irregular, mut nan_pairs, mut mismatches, mut specials) = (false, 0u32, 0u32, 0u32);
+    let (mut near, mut max_ulp) = ([0u32; 4], 0);
+    for i in 0..n {
+        let (rw, ew) = (r[i].to_u64() as u32, e[i].to_u64() as u32);
+        let (rm, em) = (rw & (sign - 1), ew & (sign - 1));
+        let (r_nan, e_nan) = (rm > inf, em > inf);
+        let nan_pair = r_nan & e_nan;
+        let infinite = (rm == inf) | (em == inf);
+        let differ = rw != ew;
+        // A saturated distance may be a larger one; NaN pairs are at distance 0.
+        let d = saturating_sub(ordinal32(rw, sign), ordinal32(ew, sign));
+        let saturated = (d == i32::MIN) | (d == i32::MAX);
+        let d = if nan_pair { 0 } else { d };
+        irregular |= (r_nan ^ e_nan) | (differ & infinite) | (saturated & !nan_pair);
+        nan_pairs += u32::from(nan_pair);
+        mismatches += u32::from(differ & (bitwise | !nan_pair));
+        specials += u32::from(differ & (rm.min(em) == 0));
+        for (count, k) in near.iter_mut().zip([-2, -1, 1, 2]) {
+            *count += u32::from(d == k);
+        }
+        ulp[i] = d.unsigned_abs();
+        max_ulp = max_ulp.max(d.unsigned_abs());
+    }
+    // `errors_of` for regular blocks and the approximate quotients, in lanes.
+    let (zero, infinity) = (f64x8::ZERO, f64x8::splat(f64::INFINITY));
+    let (mut outside, mut max_abs, mut max_approx) = (u64x8::ZERO, u64x8::ZERO, u64x8::ZERO);
+    for c in (0..padded).step_by(LANES) {
+        lane_loop();
+        let (rs, vs) = if c + LANES <= n {
+            (words(&r[c..c + LANES]).to_array(), v[c..c + LANES].try_into().unwrap())
+        } else {
+            (padded_words(r, c), padded_values(v, c, 0.0))
         };
-        acc.step::<F>(c as u32, chunk(r), chunk(e), v[c..c + LANES].try_into().unwrap(), &mut q[c..c + LANES]);
+        let value = f64x8::new(vs);
+        let (a, magnitude, special) = lane_errors::<F>(rs, value);
+        let qa = a.simd_eq(zero).select(zero, special.select(infinity, a * recip_approx::<L>(magnitude)));
+        abs[c..c + LANES].copy_from_slice(a.as_array());
+        q[c..c + LANES].copy_from_slice(qa.as_array());
+        max_abs = max_abs.max(a.to_bits());
+        max_approx = max_approx.max(qa.to_bits());
+        outside |= ((magnitude.simd_lt(f64x8::splat(TINY)) & !value.simd_eq(zero))
+            | (magnitude.simd_gt(f64x8::splat(HUGE)) & !special))
+            .to_bits();
     }
-    // The last chunk is padded with +0 results expecting +0 of value 0: nothing changes but
-    // the count of distance 0, which is implied.
-    let (pad, pad_value) = (0, 0.0);
-    if full < n {
-        let tail = |s: &[W]| -> [u32; LANES] { std::array::from_fn(|j| s.get(full + j).map_or(pad, word)) };
-        let vs = std::array::from_fn(|j| v.get(full + j).copied().unwrap_or(pad_value));
-        acc.step::<F>(full as u32, tail(r), tail(e), &vs, &mut q[full..full + LANES]);
-    }
-    let fold = |m: &[f64]| m.iter().fold(0.0f64, |a, &b| a.max(b));
-    // By value: the accumulators then stay in registers through the loops above.
-    let Lanes {
-        irregular,
-        nan_pairs,
-        mismatches,
-        specials,
-        near: [ones, twos],
-        max_ulp,
-        at_ulp,
-        max_abs,
-        at_abs,
-        max_q,
-        outside,
-        ..
-    } = acc;
-    let max_approx = fold(&max_q.to_array());
+    let (outside, max_abs, max_approx) = (outside.any(), max_abs.reduce_max(), max_approx.reduce_max());
+    // The padding: +0 results expecting +0 of value 0, which change nothing.
+    ulp[n..].fill(0);
+    let at_ulp = first_equal(ulp, max_ulp).unwrap_or(0);
+    let at_abs = first_equal(bytemuck::cast_slice::<f64, u64>(abs), max_abs).unwrap_or(0);
+    let (max_abs, max_approx) = (f64::from_bits(max_abs), f64::from_bits(max_approx));
     // The inputs whose exact quotient may be the largest (module documentation), in order,
-    // eight at a time.
-    let outside = outside.any();
-    // (Outside the range where the approximations hold, every input, as they may be NaN.)
+    // eight at a time. (Outside the range where the approximations hold, every input, as they
+    // may be NaN.)
+    let fold = |m: f64x8| m.to_array().into_iter().fold(0.0f64, f64::max);
     let threshold = f64x8::splat(max_approx * (1.0 - 1.0 / (1 << 26) as f64));
     let (mut max_rel, mut at_rel) = (0.0f64, 0);
     if max_approx > 0.0 || outside {
-        let (zero, infinity) = (f64x8::ZERO, f64x8::splat(f64::INFINITY));
-        for c in (0..padded).step_by(8) {
-            let approx = f64x8::new(q[c..c + 8].try_into().unwrap());
+        for c in (0..padded).step_by(LANES) {
+            let approx = f64x8::new(q[c..c + LANES].try_into().unwrap());
             let candidate = if outside { f64x8::splat(f64::from_bits(u64::MAX)) } else { approx.simd_ge(threshold) };
             if !candidate.any() {
                 continue;
             }
-            let rs = std::array::from_fn(|j| r.get(c + j).map_or(pad, word));
-            let vf = f64x8::new(std::array::from_fn(|j| v.get(c + j).copied().unwrap_or(pad_value)));
+            let rs = padded_words(r, c);
+            let vf = f64x8::new(padded_values(v, c, 0.0));
             let (a, va, special) = lane_errors::<F>(rs, vf);
             let rel = candidate.select(a.simd_eq(zero).select(zero, special.select(infinity, a / va)), zero);
-            let m = fold(rel.as_array());
+            let m = fold(rel);
             if m > max_rel {
                 (max_rel, at_rel) = (m, c + rel.as_array().iter().position(|&x| x == m).unwrap());
             }
         }
     }
-    let count = |m: I| m.to_array().iter().map(|&c| c as u64).sum::<u64>();
-    let halves = |m: U, shift: u32| m.to_array().iter().map(|&c| (c >> shift & 0xFFFF) as u64).sum::<u64>();
-    let (ulps, at_ulps) = (max_ulp.to_array(), at_ulp.to_array());
-    let max_ulp = max_ulp.reduce_max();
-    let at_ulp = (0..LANES).filter(|&j| ulps[j] == max_ulp).map(|j| at_ulps[j]).min();
-    let (abss, at_abss) = (max_abs.to_array(), at_abs.to_array());
-    let max_abs = fold(&abss);
-    let at_abs = (0..8).filter(|&j| abss[j] == max_abs).map(|j| at_abss[j] as usize).min();
     let (kmin, kmax, emin, emax) = operand_range(src, x);
     Summary {
         kmin,
         kmax,
         emin,
         emax,
-        irregular: irregular.any(),
-        nan_pairs: count(nan_pairs),
-        mismatches: count(mismatches),
-        specials: count(specials),
-        max_ulp: max_ulp as u64,
-        at_ulp: at_ulp.unwrap_or(0) as usize,
-        near: [halves(twos, 0), halves(ones, 0), halves(ones, 16), halves(twos, 16)],
+        irregular,
+        nan_pairs: nan_pairs.into(),
+        mismatches: mismatches.into(),
+        specials: specials.into(),
+        max_ulp: max_ulp.into(),
+        at_ulp,
+        near: near.map(u64::from),
         max_abs,
-        at_abs: Some(at_abs.unwrap_or(0)),
+        at_abs: Some(at_abs),
         max_rel,
         at_rel: Some(at_rel),
+    }
+}
+
+/// [`ordinal`] of a word of up to 32 bits with sign bit `sign`, in 32 bits: the magnitude, or
+/// −1 − magnitude for a negative word.
+#[inline(always)]
+fn ordinal32(w: u32, sign: u32) -> i32 {
+    (w & (sign - 1)) as i32 ^ if w & sign != 0 { -1 } else { 0 }
+}
+
+/// `a − b` clamped to the i32 range, written with the wrapped difference and its overflow
+/// (`i32::saturating_sub` does not vectorise).
+#[inline(always)]
+fn saturating_sub(a: i32, b: i32) -> i32 {
+    let d = a.wrapping_sub(b);
+    if (a ^ b) & (a ^ d) < 0 {
+        (a >> 31) ^ i32::MAX
+    } else {
+        d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
+    /// Every SIMD level the processor has summarises blocks as the baseline does: f32, f16 and
+    /// bf16 blocks of uneven lengths, with results near the expected ones, constant blocks,
+    /// NaNs (pairs and single), infinities, zeros, large distances and exact values outside
+    /// [2^-1000, 2^1000].
+    #[test]
+    fn levels_agree() {
+        let mut next = xorshift(0x5EED_1E7E_15A9_4EE5);
+        let mut scratch = LaneScratch::default();
+        for fmt in [Format::F32, Format::F16, Format::BF16] {
+            let one = fmt.one();
+            let words = |v: &[u64]| v.iter().map(|&b| b as u32).collect::<Vec<u32>>();
+            for trial in 0..60u64 {
+                let n = [4096, 4089, 1000, 17, 8, 1][trial as usize % 6];
+                let inputs: Vec<u64> = (0..n as u64).map(|i| (one + i * (1 + trial % 3)) & fmt.mask()).collect();
+                let expected: Vec<u64> = inputs.iter().map(|&x| (x + (trial << 4)) & fmt.mask()).collect();
+                let results: Vec<u64> = expected
+                    .iter()
+                    .map(|&e| match (next() % 400, trial % 6) {
+                        (0, 0) => fmt.canonical_nan(),
+                        (1, 1) => fmt.inf(next().is_multiple_of(2)),
+                        (2, 2) => fmt.zero(false),
+                        (3, 3) => e ^ fmt.sign_bit(),
+                        (k @ 4..=150, 4 | 5) => (e + k % 5).wrapping_sub(2) & fmt.mask(),
+                        _ if trial % 6 == 5 => e,
+                        (k @ 4..=40, _) => (e + k % 5).wrapping_sub(2) & fmt.mask(),
+                        _ => e,
+                    })
+                    .collect();
+                let value: Vec<f64> = expected
+                    .iter()
+                    .map(|&e| match (trial % 5, next() % 300) {
+                        (0, 0) => f64::from_bits(1 + next() % 1000),
+                        (1, 0) => 2f64.powi(1000 + (next() % 20) as i32),
+                        (2, 0) => f64::NAN,
+                        _ => fmt.to_f64(e) * (1.0 + ((next() % 1000) as f64 - 500.0) * 2f64.powi(-40)),
+                    })
+                    .collect();
+                let (x, r, e) = (words(&inputs), words(&results), words(&expected));
+                for bitwise in [false, true] {
+                    let mut summary = |level| {
+                        let s = match fmt {
+                            Format::F32 => summarize_at(level, fmt, fmt, bitwise, &x, &r, &e, &value, &mut scratch),
+                            _ => {
+                                let h = |w: &[u32]| w.iter().map(|&b| b as u16).collect::<Vec<u16>>();
+                                summarize_at(level, fmt, fmt, bitwise, &h(&x), &h(&r), &h(&e), &value, &mut scratch)
+                            }
+                        };
+                        // (NaN maxima compare by their printing.)
+                        format!("{s:?}")
+                    };
+                    let baseline = summary(SimdLevel::Baseline);
+                    for level in SimdLevel::ALL.into_iter().filter(|l| l.is_supported()) {
+                        assert_eq!(summary(level), baseline, "{fmt:?} trial {trial} bitwise {bitwise} at {level}");
+                    }
+                }
+            }
+        }
     }
 }

@@ -255,7 +255,7 @@ impl Layout {
     /// `x` moved by `k` units in the last place in magnitude, keeping its sign; clamped to
     /// [0, Inf].
     pub fn nudge(self, x: u64, k: i64) -> u64 {
-        let mag = (self.abs(x) as i64 + k).clamp(0, self.inf() as i64) as u64;
+        let mag = (self.abs(x) as i64).saturating_add(k).clamp(0, self.inf() as i64) as u64;
         (x & self.sign_bit()) | mag
     }
 

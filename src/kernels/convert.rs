@@ -21,7 +21,9 @@ use crate::kernels::simd::{f32x16, f64x8, u16x16, u32x16, u64x8};
 
 use super::exact::narrow as narrow_f64;
 use super::half::{odd_f32, widen_f16};
-use super::lanes::{build, each, flush_f32, join, map_to, nan_f32, saturate, Dir, Rm, Rn, Rp, Rz};
+use super::lanes::{
+    build, each, flush_f32, is_nan, join, map_to, nan_f32, relu_canonical, saturate, Dir, Rm, Rn, Rp, Rz,
+};
 use super::level::Isa;
 use super::Kernel;
 use crate::format::Format;
@@ -78,9 +80,8 @@ fn clamp(instr: &Instr, fmt: Format, r: u32x16) -> u32x16 {
     let mods = instr.modifiers();
     let mut r = r;
     if mods.relu {
-        let nan = (r & splat(fmt.mask() >> 1)).simd_gt(splat(fmt.inf(false)));
-        let negative = (r & splat(fmt.sign_bit())).simd_ne(u32x16::ZERO);
-        r = nan.select(splat(fmt.canonical_nan()), negative.select(u32x16::ZERO, r));
+        // Only f16 and bf16 results take .relu, and round_to_half writes their NaNs canonical.
+        r = relu_canonical(r, fmt);
     }
     if mods.sat {
         r = saturate::<f32x16>(r, fmt);
@@ -99,8 +100,7 @@ fn splat(bits: u64) -> u32x16 {
 fn half_to_f32<L: Isa>(from: Format, h: u16x16) -> u32x16 {
     let wide = u32x16::new(each(h.to_array(), u32::from));
     if from == Format::F16 {
-        let nan = (wide & splat(from.mask() >> 1)).simd_gt(splat(from.inf(false)));
-        nan.select(splat(F32.canonical_nan()), widen_f16::<L>(h).to_bits())
+        is_nan(from, wide).select(splat(F32.canonical_nan()), widen_f16::<L>(h).to_bits())
     } else {
         let x = wide << (F32.bits() - from.bits());
         nan_f32(x).select(x | splat(F32.quiet_bit()), x)
@@ -113,11 +113,10 @@ fn half_to_f32<L: Isa>(from: Format, h: u16x16) -> u32x16 {
 fn f32_to_f64_lanes(x: [u32; 8]) -> u64x8 {
     let converted = f64x8::new(each(x, |w| f64::from(f32::from_bits(w)))).to_bits();
     let bits = u64x8::new(each(x, u64::from));
-    let nan = (bits & u64x8::splat(F32.mask() >> 1)).simd_gt(u64x8::splat(F32.inf(false)));
     let realigned = ((bits & u64x8::splat(F32.sign_bit())) << (F64.bits() - F32.bits()))
         | u64x8::splat(F64.exp_mask() | F64.quiet_bit())
         | ((bits & u64x8::splat(F32.frac_mask())) << (F64.frac_bits() - F32.frac_bits()));
-    nan.select(realigned, converted)
+    is_nan(F32, bits).select(realigned, converted)
 }
 
 /// f32 encodings widened to f64, then `.sat`.
@@ -243,8 +242,7 @@ fn f64_to_f32<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
                 let sign = (bits >> (F64.bits() - F32.bits())) & u64x8::splat(F32.sign_bit());
                 let payload = (bits & u64x8::splat(F64.frac_mask())) >> (F64.frac_bits() - F32.frac_bits());
                 let nan = sign | payload | u64x8::splat(F32.exp_mask() | F32.quiet_bit());
-                let is_nan = (bits & u64x8::splat(F64.mask() >> 1)).simd_gt(u64x8::splat(F64.inf(false)));
-                each(is_nan.select(nan, u64x8::new(each(r.to_array(), u64::from))).to_array(), |w| w as u32)
+                each(is_nan(F64, bits).select(nan, u64x8::new(each(r.to_array(), u64::from))).to_array(), |w| w as u32)
             };
             clamp(instr, F32, u32x16::new(join(half(0), half(8)))).to_array()
         },

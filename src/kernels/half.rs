@@ -21,7 +21,8 @@ use core::ops::{Add, Mul, Sub};
 use crate::kernels::simd::{f32x16, f64x8, u16x16, u32x16, u32x8};
 
 use super::lanes::{
-    each, join, map, nan_f32, narrow_mask, nearest_f32, saturate, to_odd, two_sum, widen_f32_bits, Lanes,
+    each, join, map, nan_f32, narrow_mask, nearest_f32, relu_canonical, saturate, to_odd, two_sum, widen_f32_bits,
+    Lanes,
 };
 use super::level::Isa;
 use super::Kernel;
@@ -328,7 +329,7 @@ fn clamp<H: Half, const K: usize>(instr: &Instr, ops: [[u16; N]; K], r: u32x16) 
         }
     }
     if mods.relu {
-        r = <f32x16 as Lanes>::select(r.simd_gt(u32x16::splat(fmt.canonical_nan() as u32)), u32x16::ZERO, r);
+        r = relu_canonical(r, fmt);
     }
     if mods.sat {
         r = saturate::<f32x16>(r, fmt);

@@ -16,7 +16,7 @@
 
 use core::ops::{Add, BitAnd, BitOr, BitXor, Mul, Sub};
 
-use crate::kernels::simd::{f32x16, f64x8, u32x16, u32x8, u64x8};
+use crate::kernels::simd::{f32x16, f64x8, u32x16, u32x8, u64x8, Unsigned};
 
 use super::level::Isa;
 use crate::format::Format;
@@ -247,6 +247,27 @@ pub(super) fn nan_f32(w: u32x16) -> u32x16 {
 #[inline(always)]
 pub(super) fn narrow_mask(mask: u64x8) -> u32x8 {
     u32x8::new(each(mask.to_array(), |m| m as u32))
+}
+
+/// The lanes of encodings of `fmt`, in unsigned lanes of any width, that hold a NaN.
+#[inline(always)]
+pub(super) fn is_nan<B: Unsigned>(fmt: Format, x: B) -> B {
+    (x & B::splat_bits(fmt.mask() >> 1)).simd_gt(B::splat_bits(fmt.inf(false)))
+}
+
+/// `.ftz` on encodings of `fmt`: a subnormal becomes a zero of its sign (SEMANTICS §5).
+#[inline(always)]
+pub(super) fn flush_subnormal<B: Unsigned>(fmt: Format, x: B) -> B {
+    let subnormal = (x & B::splat_bits(fmt.exp_mask())).simd_eq(B::splat_bits(0));
+    subnormal.select(x & B::splat_bits(fmt.sign_bit()), x)
+}
+
+/// `.relu` on f16 or bf16 results in 32-bit lanes whose NaNs are already canonical: every
+/// encoding above the canonical NaN (all negative values, −0 included) becomes +0, the
+/// canonical NaN stays ([`crate::round::relu`]).
+#[inline(always)]
+pub(super) fn relu_canonical(r: u32x16, fmt: Format) -> u32x16 {
+    r.simd_gt(u32x16::splat(fmt.canonical_nan() as u32)).select(u32x16::ZERO, r)
 }
 
 /// `.sat` on encodings of `to` (the lane form of [`crate::round::saturate`]): NaN and every

@@ -11,7 +11,7 @@
 
 use crate::kernels::simd::{Simd, Unsigned};
 
-use super::lanes::{each, map};
+use super::lanes::{each, flush_subnormal, is_nan, map};
 use super::level::Isa;
 use super::Kernel;
 use crate::format::Format;
@@ -70,25 +70,15 @@ where
     }
 }
 
-/// The lanes that hold a NaN of `fmt`.
-#[inline(always)]
-fn is_nan<B: Unsigned>(fmt: Format, x: B) -> B {
-    (x & B::splat_bits(fmt.mask() >> 1)).simd_gt(B::splat_bits(fmt.inf(false)))
-}
-
 /// `.ftz` and `.abs` on an operand.
 #[inline(always)]
 fn prepare<B: Unsigned>(fmt: Format, x: B, m: Modifiers) -> B {
-    let sign = B::splat_bits(fmt.sign_bit());
-    let mut x = x;
-    if m.ftz {
-        let subnormal = (x & B::splat_bits(fmt.exp_mask())).simd_eq(B::splat_bits(0));
-        x = subnormal.select(x & sign, x);
-    }
+    let x = if m.ftz { flush_subnormal(fmt, x) } else { x };
     if m.abs {
-        x = x & !sign;
+        x & !B::splat_bits(fmt.sign_bit())
+    } else {
+        x
     }
-    x
 }
 
 /// A key whose unsigned order is the numeric order of non-NaN values, with −0 < +0.

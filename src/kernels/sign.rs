@@ -6,7 +6,7 @@
 
 use crate::kernels::simd::{Simd, Unsigned};
 
-use super::lanes::map;
+use super::lanes::{flush_subnormal, is_nan, map};
 use super::level::Isa;
 use super::Kernel;
 use crate::format::Format;
@@ -66,18 +66,12 @@ where
 #[inline(always)]
 fn set_sign<B: Unsigned>(fmt: Format, a: B, sign: B, ftz: bool) -> B {
     let sign_bit = B::splat_bits(fmt.sign_bit());
-    let nan = (a & B::splat_bits(fmt.mask() >> 1)).simd_gt(B::splat_bits(fmt.inf(false)));
-    let x = if ftz {
-        let subnormal = (a & B::splat_bits(fmt.exp_mask())).simd_eq(B::splat_bits(0));
-        subnormal.select(a & sign_bit, a)
-    } else {
-        a
-    };
+    let x = if ftz { flush_subnormal(fmt, a) } else { a };
     let r = (x & !sign_bit) | sign;
     let nan_result = if fmt == Format::F64 {
         ((a | B::splat_bits(fmt.quiet_bit())) & !sign_bit) | sign
     } else {
         B::splat_bits(fmt.canonical_nan())
     };
-    nan.select(nan_result, r)
+    is_nan(fmt, a).select(nan_result, r)
 }

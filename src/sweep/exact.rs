@@ -202,79 +202,30 @@ fn f32_block_for<L: Isa>(f: MathFn, ftz: bool, x: &[u32], value: &mut [f64], rou
     }
     // Rcp and Sqrt round correctly by themselves (IEEE f32 division and square root would be
     // their correctly rounded f32 functions).
+    // `blocks` on this block with the lane code `$body` of `$v` (compiled as an
+    // `#[inline(always)]` closure) and the check `$check`.
+    macro_rules! lanes {
+        (|$v:ident| $body:expr, $check:expr) => {
+            blocks(
+                x,
+                ftz,
+                value,
+                rounded,
+                #[inline(always)]
+                |$v| $body,
+                $check,
+            )
+        };
+    }
     match f {
-        MathFn::Rcp => blocks(
-            x,
-            ftz,
-            value,
-            rounded,
-            #[inline(always)]
-            |v| (f64x8::ONE / v, true),
-            (CR_ERROR, |v| 1.0 / v),
-        ),
-        MathFn::Sqrt => blocks(
-            x,
-            ftz,
-            value,
-            rounded,
-            #[inline(always)]
-            |v| (v.sqrt(), true),
-            (CR_ERROR, f32::sqrt),
-        ),
-        MathFn::Rsqrt => blocks(
-            x,
-            ftz,
-            value,
-            rounded,
-            #[inline(always)]
-            |v| (f64x8::ONE / v.sqrt(), false),
-            (RSQRT_ERROR, core_math::rsqrtf),
-        ),
-        MathFn::Ex2 => blocks(
-            x,
-            ftz,
-            value,
-            rounded,
-            #[inline(always)]
-            |v| ex2_lanes(v),
-            (VALUE_REL_ERROR, core_math::exp2f),
-        ),
-        MathFn::Lg2 => blocks(
-            x,
-            ftz,
-            value,
-            rounded,
-            #[inline(always)]
-            |v| lg2_lanes(v),
-            (VALUE_REL_ERROR, core_math::log2f),
-        ),
-        MathFn::Sin => blocks(
-            x,
-            ftz,
-            value,
-            rounded,
-            #[inline(always)]
-            |v| trig::sin_lanes(v),
-            (VALUE_REL_ERROR, core_math::sinf),
-        ),
-        MathFn::Cos => blocks(
-            x,
-            ftz,
-            value,
-            rounded,
-            #[inline(always)]
-            |v| trig::cos_lanes(v),
-            (VALUE_REL_ERROR, core_math::cosf),
-        ),
-        MathFn::Tanh => blocks(
-            x,
-            ftz,
-            value,
-            rounded,
-            #[inline(always)]
-            |v| tanh_lanes(v),
-            (CR_ERROR, core_math::tanhf),
-        ),
+        MathFn::Rcp => lanes!(|v| (f64x8::ONE / v, true), (CR_ERROR, |v| 1.0 / v)),
+        MathFn::Sqrt => lanes!(|v| (v.sqrt(), true), (CR_ERROR, f32::sqrt)),
+        MathFn::Rsqrt => lanes!(|v| (f64x8::ONE / v.sqrt(), false), (RSQRT_ERROR, core_math::rsqrtf)),
+        MathFn::Ex2 => lanes!(|v| ex2_lanes(v), (VALUE_REL_ERROR, core_math::exp2f)),
+        MathFn::Lg2 => lanes!(|v| lg2_lanes(v), (VALUE_REL_ERROR, core_math::log2f)),
+        MathFn::Sin => lanes!(|v| trig::sin_lanes(v), (VALUE_REL_ERROR, core_math::sinf)),
+        MathFn::Cos => lanes!(|v| trig::cos_lanes(v), (VALUE_REL_ERROR, core_math::cosf)),
+        MathFn::Tanh => lanes!(|v| tanh_lanes(v), (CR_ERROR, core_math::tanhf)),
         // The fallback doubles x in f32, which overflows only for |x| ≥ 2^127; the check never
         // sends |x| ≥ 2^22 there, since 2x is then an integer and the value an exact ±0 or ±1.
         MathFn::SinTurns => blocks(

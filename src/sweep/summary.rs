@@ -732,22 +732,14 @@ fn saturating_sub(a: i32, b: i32) -> i32 {
 mod tests {
     use super::*;
 
-    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
-        move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        }
-    }
-
     /// Every SIMD level the processor has summarises blocks as the baseline does: f32, f16 and
     /// bf16 blocks of uneven lengths, with results near the expected ones, constant blocks,
     /// NaNs (pairs and single), infinities, zeros, large distances and exact values outside
     /// [2^-1000, 2^1000].
     #[test]
     fn levels_agree() {
-        let mut next = xorshift(0x5EED_1E7E_15A9_4EE5);
+        let mut rng = crate::sweep::domain::Rng::for_case(0x5EED_1E7E_15A9_4EE5, 0);
+        let mut next = move || rng.next();
         let mut scratch = LaneScratch::default();
         for fmt in [Format::F32, Format::F16, Format::BF16] {
             let one = fmt.one();

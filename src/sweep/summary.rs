@@ -548,15 +548,18 @@ fn operand_range<W: Word>(src: Format, x: &[W]) -> (i64, i64, u64, u64) {
 /// the absolute error is 0).
 #[inline(always)]
 fn lane_errors<const F: u8>(rs: [u32; 8], v: f64x8) -> (f64x8, f64x8, f64x8) {
-    let (zero, infinity) = (f64x8::ZERO, f64x8::splat(f64::INFINITY));
     let rf = values::<F>(rs);
     // (NaN pairs, where both are NaN, have no error.)
-    let a = (rf.abs().simd_eq(infinity) | rf.is_nan()).select(zero, (rf - v).abs());
-    let va = v.abs();
-    (a, va, v.simd_eq(zero) | va.simd_eq(infinity))
+    let a = rf.is_finite().select((rf - v).abs(), f64x8::ZERO);
+    // v = ±0 or ±∞, from the bits less the sign (float comparisons with 0 and ∞ become a class
+    // test that the compiler evaluates lane by lane).
+    let magnitude2 = v.to_bits() << 1;
+    let special = magnitude2.simd_eq(u64x8::ZERO) | magnitude2.simd_eq(u64x8::splat(f64::INFINITY.to_bits() << 1));
+    (a, v.abs(), f64x8::from_bits(special))
 }
 
-/// `K` words of `s` from `at` (the low 32 bits), +0 past its end.
+/// `K` words of `s` from `at` (the low 32 bits), +0 past its end (for the last step of a
+/// block).
 #[inline(always)]
 fn padded_words<W: Word, const K: usize>(s: &[W], at: usize) -> [u32; K] {
     let mut out = [0; K];
@@ -669,7 +672,6 @@ fn lanes<L: Isa, W: Word, const F: u8>(
     // The inputs whose exact quotient may be the largest (module documentation), in order,
     // eight at a time. (Outside the range where the approximations hold, every input, as they
     // may be NaN.)
-    let fold = |m: f64x8| m.to_array().into_iter().fold(0.0f64, f64::max);
     let threshold = f64x8::splat(max_approx * (1.0 - 1.0 / (1 << 26) as f64));
     let (mut max_rel, mut at_rel) = (0.0f64, 0);
     if max_approx > 0.0 || outside {
@@ -679,13 +681,20 @@ fn lanes<L: Isa, W: Word, const F: u8>(
             if !candidate.any() {
                 continue;
             }
-            let rs = padded_words(r, c);
-            let vf = f64x8::new(padded_values(v, c, 0.0));
+            let (rs, vf) = if c + LANES <= n {
+                (words(&r[c..c + LANES]).to_array(), f64x8::new(v[c..c + LANES].try_into().unwrap()))
+            } else {
+                (padded_words(r, c), f64x8::new(padded_values(v, c, 0.0)))
+            };
             let (a, va, special) = lane_errors::<F>(rs, vf);
-            let rel = candidate.select(a.simd_eq(zero).select(zero, special.select(infinity, a / va)), zero);
-            let m = fold(rel);
+            let rel_lanes = candidate.select(a.simd_eq(zero).select(zero, special.select(infinity, a / va)), zero);
+            // Stored over the quotients of these inputs, which are done with: read back by the
+            // scalar maximum, the lanes would otherwise be computed one by one.
+            let rel = &mut q[c..c + LANES];
+            rel.copy_from_slice(rel_lanes.as_array());
+            let m = rel.iter().fold(0.0f64, |m, &x| m.max(x));
             if m > max_rel {
-                (max_rel, at_rel) = (m, c + rel.as_array().iter().position(|&x| x == m).unwrap());
+                (max_rel, at_rel) = (m, c + rel.iter().position(|&x| x == m).unwrap());
             }
         }
     }

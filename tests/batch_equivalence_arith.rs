@@ -1,4 +1,5 @@
-//! The exact-arithmetic kernels (src/kernels/exact.rs, half.rs, exact_f64.rs, div_sqrt.rs)
+//! The exact-arithmetic kernels (src/kernels/exact.rs, half.rs, exact_f64.rs, f64_directed.rs,
+//! div_sqrt.rs)
 //! against the scalar definitions: `eval_batch` and `eval_unchecked` on the same operands, bit
 //! for bit.
 //!
@@ -6,7 +7,7 @@
 //! f16, f16x2, bf16 and bf16x2, of `div`, `rcp` and `sqrt` `.rn/rz/rm/rp{.ftz}.f32`, of `min`
 //! and `max` (two and three operands, every modifier), `abs`, `neg`, `copysign` and `testp` on
 //! every format (the 16-bit `abs` and `neg` on all 2^16 operands too), and (where
-//! the processor has AVX-512) of all these operations on f64 must be vectorized, and each family
+//! the processor has AVX2) of all these operations on f64 must be vectorized, and each family
 //! (add/sub, mul, fma/mad, div, rcp/sqrt, min/max) × format gets at least 10^7 operand words of
 //! edge-biased random operands
 //! (tests/common: subnormals, the smallest normal, overflow, signed zeros, infinities, NaNs
@@ -304,11 +305,12 @@ fn random_tier(family: Family, fmt: Format) {
     let start = Instant::now();
     let spellings = spellings(family, fmt);
     assert!(!spellings.is_empty());
-    // The f64 arithmetic kernels need AVX-512's per-instruction rounding; other levels
-    // evaluate it with the scalar definition, which this then compares with itself. The bit
-    // operations (min, max, abs, neg, copysign, testp) have kernels at every level.
+    // The f64 arithmetic kernels in the directed modes need hardware fused multiply-add
+    // (AVX2 and up); the baseline evaluates some of them with the scalar definition, which
+    // this then compares with itself. The bit operations (min, max, abs, neg, copysign,
+    // testp) have kernels at every level.
     let bitwise = matches!(family, Family::MinMax | Family::Sign | Family::Testp);
-    if fmt != Format::F64 || bitwise || SimdLevel::active() == SimdLevel::Avx512 {
+    if fmt != Format::F64 || bitwise || SimdLevel::active() >= SimdLevel::Avx2 {
         for (instr, target, _) in &spellings {
             assert!(instr.is_vectorized(*target), "{instr} has no SIMD kernel");
         }
@@ -453,8 +455,8 @@ fn rcp_sqrt_f32() {
     random_tier(Family::RcpSqrt, Format::F32);
 }
 
-/// The f64 `div`, `rcp` and `sqrt` kernels exist only at the AVX-512 level; on a processor
-/// without it these compare the scalar definition with itself, as the other f64 tiers do.
+/// The f64 kernels in the directed modes (other than `add` and `sub`) exist from the AVX2
+/// level up; at the baseline those compare the scalar definition with itself.
 #[test]
 fn div_ieee_f64() {
     random_tier(Family::IeeeDiv, Format::F64);

@@ -1,7 +1,10 @@
-//! The MUFU-backed f32 kernels (src/kernels/mufu_f32.rs) against the scalar definitions:
+//! The MUFU-backed kernels (src/kernels/mufu_f32.rs, mufu_64h.rs, rro.rs) against the scalar
+//! definitions:
 //! `eval_batch_at` at every SIMD level the processor has and `eval_unchecked` on the same inputs,
 //! bit for bit, for every spelling the kernels cover: `rcp`, `rsqrt`, `sqrt`, `lg2`, `ex2`, `sin`,
-//! `cos` `.approx{.ftz}.f32`, `tanh.approx.f32`, `MUFU.RCP/RSQ/SQRT/LG2/EX2/SIN/COS{.SAT}` and `MUFU.TANH`.
+//! `cos` `.approx{.ftz}.f32`, `tanh.approx.f32`, `MUFU.RCP/RSQ/SQRT/LG2/EX2/SIN/COS{.SAT}` and `MUFU.TANH`;
+//! `MUFU.RCP64H/RSQ64H{.SAT}`, `rcp.approx.ftz.f64`, `rsqrt.approx{.ftz}.f64` (their inputs as
+//! f64 high words, with three kinds of low word) and `RRO.SINCOS/EX2` (on sm_50 and sm_62).
 //!
 //! Default tier: each spelling on sm_90 on the same 12.6 million inputs: a strided walk over
 //! all 2^32 patterns, every 7th subnormal of either sign, and edge cases (every exponent with
@@ -10,10 +13,12 @@
 //! depend on the target also run there (an eighth of the inputs); the others must have no
 //! kernel there (RRO lowering), nor `sqrt.approx` on sm_50 (RCP(RSQ(x))).
 //!
-//! All 2^32 inputs of every spelling are compared in tests/exhaustive_unary_f32.rs (exhaustive
-//! tier).
+//! All 2^32 inputs of every f32 spelling are compared in tests/exhaustive_unary_f32.rs, and of
+//! RRO here (exhaustive tier).
 
-use ptxfp::{Instr, SimdLevel, Target};
+use std::fmt::LowerHex;
+
+use ptxfp::{mufu, Instr, SimdLevel, Target, Word};
 use rayon::prelude::*;
 
 /// Every spelling with a kernel on sm_75 and later.
@@ -102,17 +107,18 @@ fn inputs() -> Vec<u32> {
 /// Compare `instr` on `target` over `xs`: the kernels of every SIMD level this processor has
 /// (`eval_batch_at`) against the scalar definition (`eval_unchecked`). Panics naming the
 /// instruction, the level and the first mismatching inputs.
-fn check(spelling: &str, target: Target, xs: &[u32]) {
+fn check<W: Word + PartialEq + LowerHex>(spelling: &str, target: Target, xs: &[W]) {
     let instr: Instr = spelling.parse().unwrap();
     assert!(instr.is_vectorized(target), "{spelling} has no kernel on {target}");
     let levels: Vec<SimdLevel> = SimdLevel::ALL.into_iter().filter(|l| l.is_supported()).collect();
-    let mismatches: Vec<(SimdLevel, u32, u32, u32)> = xs
+    let mismatches: Vec<(SimdLevel, W, W, W)> = xs
         .par_chunks(BLOCK)
         .flat_map_iter(|chunk| {
-            let want: Vec<u32> = chunk.iter().map(|&x| instr.eval_unchecked(target, &[u64::from(x)]) as u32).collect();
+            let want: Vec<W> =
+                chunk.iter().map(|&x| W::from_u64(instr.eval_unchecked(target, &[x.to_u64()]))).collect();
             let mut found = Vec::new();
             for &level in &levels {
-                let mut out = vec![0u32; chunk.len()];
+                let mut out = vec![W::from_u64(0); chunk.len()];
                 instr.eval_batch_at(target, level, &[chunk], &mut out).unwrap();
                 found.extend(
                     chunk
@@ -131,9 +137,7 @@ fn check(spelling: &str, target: Target, xs: &[u32]) {
         let lines: Vec<String> = mismatches
             .iter()
             .take(8)
-            .map(|(level, x, got, want)| {
-                format!("  [{level}] input {x:#010x}: kernel {got:#010x}, scalar {want:#010x}")
-            })
+            .map(|(level, x, got, want)| format!("  [{level}] input {x:#x}: kernel {got:#x}, scalar {want:#x}"))
             .collect();
         panic!(
             "{spelling} on {target}: kernel and scalar definition differ ({} or more inputs):\n{}",
@@ -141,6 +145,23 @@ fn check(spelling: &str, target: Target, xs: &[u32]) {
             lines.join("\n")
         );
     }
+}
+
+/// The default-tier inputs read as f64 high words: [`inputs`]; every 20-bit fraction with the
+/// exponents of 1 and 2 (the datapaths read nothing else but the exponent's parity, so these
+/// are all their table lookups and interpolations); and every f64 exponent of either sign with
+/// fractions at the row boundaries of the RCP (2^13) and RSQ (2^14) tables and at the ends of
+/// the fraction range.
+fn high_word_inputs() -> Vec<u32> {
+    let mut v = inputs();
+    v.extend((0..1u32 << 21).map(|i| (0x3FF + (i >> 20)) << 20 | (i & 0xF_FFFF)));
+    let fracs = [0, 1, 2, 0x1FFF, 0x2000, 0x2001, 0x3FFF, 0x4000, 0x4001, 0x8_0000, 0xA_AAAA, 0xF_FFFE, 0xF_FFFF];
+    for sign in [0, 0x8000_0000] {
+        for e in 0..2048u32 {
+            v.extend(fracs.iter().map(|f| sign | e << 20 | f));
+        }
+    }
+    v
 }
 
 #[test]
@@ -176,5 +197,79 @@ fn sqrt_approx_has_no_kernel_on_sm_50() {
     for spelling in ["sqrt.approx.ftz.f32", "sqrt.approx.f32"] {
         let instr: Instr = spelling.parse().unwrap();
         assert!(!instr.is_vectorized(sm50), "{spelling} must run its RCP(RSQ(x)) lowering on sm_50");
+    }
+}
+
+/// MUFU.RCP64H and MUFU.RSQ64H on their 32-bit high words (mufu_64h.rs), on sm_90.
+#[test]
+fn high_word_units_match_scalar() {
+    let xs = high_word_inputs();
+    for spelling in ["MUFU.RCP64H", "MUFU.RCP64H.SAT", "MUFU.RSQ64H", "MUFU.RSQ64H.SAT"] {
+        check(spelling, Target::DEFAULT, &xs);
+    }
+}
+
+/// `rcp.approx.ftz.f64` and `rsqrt.approx{.ftz}.f64` (mufu_64h.rs) on the high-word inputs,
+/// each with a low word: 0, all ones, and one spread over its bits by a multiplicative hash
+/// (the DFMA refinement of `rsqrt.approx.f64` reads the whole operand).
+#[test]
+fn f64_approximations_match_scalar() {
+    let xs: Vec<u64> = high_word_inputs()
+        .into_iter()
+        .enumerate()
+        .map(|(i, hi)| {
+            let lo = match i % 4 {
+                0 => 0,
+                1 => u32::MAX,
+                _ => hi.wrapping_mul(0x9E37_79B9) ^ i as u32,
+            };
+            u64::from(hi) << 32 | u64::from(lo)
+        })
+        .collect();
+    for spelling in ["rcp.approx.ftz.f64", "rsqrt.approx.ftz.f64", "rsqrt.approx.f64"] {
+        check(spelling, Target::DEFAULT, &xs);
+    }
+}
+
+/// RRO.SINCOS and RRO.EX2 (rro.rs), which exist on sm_5x and sm_6x.
+#[test]
+fn rro_kernels_match_scalar() {
+    let xs = inputs();
+    for target in [50, 62] {
+        for spelling in ["RRO.SINCOS", "RRO.EX2"] {
+            check(spelling, Target::new(target).unwrap(), &xs);
+        }
+    }
+}
+
+/// All 2^32 inputs of RRO.SINCOS and RRO.EX2 at the level the processor picks, against the
+/// range reductions `ptx::lower` calls ([`mufu::rro`]); exhaustive tier.
+#[test]
+#[ignore = "exhaustive tier: run with --include-ignored"]
+fn rro_kernels_match_scalar_on_every_input() {
+    let sm52 = Target::new(52).unwrap();
+    for (spelling, scalar) in [("RRO.SINCOS", mufu::rro::rro_sincos as fn(u32) -> u32), ("RRO.EX2", mufu::rro::rro_ex2)]
+    {
+        let instr: Instr = spelling.parse().unwrap();
+        let mismatches: Vec<String> = (0..1u32 << 16)
+            .into_par_iter()
+            .flat_map_iter(|block| {
+                let xs: Vec<u32> = (0..1u32 << 16).map(|i| block << 16 | i).collect();
+                let mut got = vec![0u32; xs.len()];
+                instr.eval_batch(sm52, &[&xs[..]], &mut got).unwrap();
+                xs.into_iter()
+                    .zip(got)
+                    .filter(|&(x, g)| g != scalar(x))
+                    .map(|(x, g)| format!("  input {x:#010x}: kernel {g:#010x}, scalar {:#010x}", scalar(x)))
+                    .take(2)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert!(
+            mismatches.is_empty(),
+            "{spelling}: {} or more mismatches:\n{}",
+            mismatches.len(),
+            mismatches[..mismatches.len().min(8)].join("\n")
+        );
     }
 }

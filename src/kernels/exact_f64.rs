@@ -9,8 +9,8 @@
 //! first NaN in operand order, quieted (a NaN `b` of `sub` keeps its sign); otherwise a NaN
 //! result is an invalid operation's, the canonical NaN.
 //!
-//! Levels without AVX-512 have no f64 kernel (SSE/AVX2 round only as MXCSR says): their f64
-//! instructions run the scalar definition in parallel, with the same results.
+//! Levels without AVX-512 (SSE/AVX2 round only as MXCSR says) derive the directed results
+//! from the result to nearest and its exact error (`f64_directed`).
 
 use std::arch::x86_64::{
     __m512d, _mm512_add_round_pd, _mm512_fmadd_round_pd, _mm512_mul_round_pd, _mm512_sub_round_pd,
@@ -18,13 +18,11 @@ use std::arch::x86_64::{
 
 use crate::kernels::simd::{f64x8, u64x8};
 
+use super::f64_directed::with_nan_rule;
 use super::lanes::{by_embedded_rounding, each, map};
 use super::level::Isa;
 use super::Kernel;
-use crate::format::Format;
 use crate::ptx::{Instr, Mode, Opcode};
-
-const F64: Format = Format::F64;
 
 /// The kernel for an f64 `add`, `sub`, `mul`, `fma` or `mad`.
 /// `L` must have AVX-512.
@@ -43,22 +41,6 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
 
 /// Elements per group: one vector.
 const N: usize = 8;
-
-/// NaN lanes of `x` (its words).
-#[inline(always)]
-fn nan_lanes(x: u64x8) -> u64x8 {
-    (x & u64x8::splat(F64.mask() >> 1)).simd_gt(u64x8::splat(F64.inf(false)))
-}
-
-/// The IEEE results `r` of operands `ops` with the NaN rule applied (module documentation).
-#[inline(always)]
-fn with_nan_rule<const K: usize>(ops: [u64x8; K], r: f64x8) -> [u64; N] {
-    let r = r.to_bits();
-    let invalid = nan_lanes(r).select(u64x8::splat(F64.canonical_nan()), r);
-    let quiet = u64x8::splat(F64.quiet_bit());
-    let first_nan = ops.iter().rev().fold(invalid, |acc, &x| nan_lanes(x).select(x | quiet, acc));
-    first_nan.to_array()
-}
 
 /// `dst[i] = op(srcs[0][i], …)` with the NaN rule, eight lanes at a time.
 #[inline(always)]

@@ -10,12 +10,15 @@ mod div_sqrt;
 mod exact;
 #[cfg(target_arch = "x86_64")]
 mod exact_f64;
+mod f64_directed;
 mod half;
 mod lanes;
 pub(crate) mod level;
 mod minmax;
+mod mufu_64h;
 mod mufu_f32;
 mod mufu_lanes;
+mod rro;
 mod sign;
 pub(crate) mod simd;
 mod table;
@@ -37,7 +40,6 @@ pub(crate) enum Kernel {
     /// each (element 0, the low half, first).
     W16(fn(&Instr, &[&[u16]], &mut [u16])),
     /// 64-bit operand and result words (f64).
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     W64(fn(&Instr, &[&[u64]], &mut [u64])),
     /// Operand and result words of different widths (`cvt`), passed as their bytes, which
     /// the kernel reads back as the words they are.
@@ -108,6 +110,10 @@ fn select_for<L: Isa>(instr: &Instr, target: Target) -> Option<Kernel> {
     if let Some(kernel) = div_sqrt::select::<L>(instr) {
         return Some(kernel);
     }
+    // f64 arithmetic without AVX-512: directed results from the nearest one (f64_directed.rs)
+    if let Some(kernel) = f64_directed::select::<L>(instr) {
+        return Some(kernel);
+    }
     // cvt between the float formats (convert.rs)
     if let Some(kernel) = convert::select::<L>(instr) {
         return Some(kernel);
@@ -124,6 +130,14 @@ fn select_for<L: Isa>(instr: &Instr, target: Target) -> Option<Kernel> {
     // --- MUFU-backed f32 approximations: rcp, rsqrt, sqrt, lg2, ex2, sin, cos, tanh .approx
     // and the SASS MUFU operations (mufu_f32.rs) ---
     if let Some(kernel) = mufu_f32::select::<L>(instr, target) {
+        return Some(kernel);
+    }
+    // MUFU.RCP64H and MUFU.RSQ64H and the f64 approximations built on them (mufu_64h.rs)
+    if let Some(kernel) = mufu_64h::select::<L>(instr) {
+        return Some(kernel);
+    }
+    // RRO.SINCOS and RRO.EX2 (rro.rs)
+    if let Some(kernel) = rro::select::<L>(instr) {
         return Some(kernel);
     }
     // --- end of MUFU ---

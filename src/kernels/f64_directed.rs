@@ -124,15 +124,26 @@ fn eval<L: Isa, R: Dir, O: Operation<K>, const K: usize>(_: &Instr, srcs: &[&[u6
             }
             let error = O::error(x, r);
             let mut out = with_nan_rule(words, directed::<R>(r, &error));
-            let mut outside = error.outside.to_bitmask();
-            while outside != 0 {
-                let i = outside.trailing_zeros() as usize;
-                out[i] = O::scalar(each(group, |g| g[i]), R::R);
-                outside &= outside - 1;
+            let outside = error.outside.to_bitmask();
+            if outside != 0 {
+                by_scalar::<R, O, K>(&group, outside, &mut out);
             }
             out
         },
     );
+}
+
+/// The lanes of `outside` (a bit per lane) by the scalar definition; out of the lane loop,
+/// which it would crowd.
+#[cold]
+#[inline(never)]
+fn by_scalar<R: Dir, O: Operation<K>, const K: usize>(group: &[[u64; N]; K], outside: u64, out: &mut [u64; N]) {
+    let mut outside = outside;
+    while outside != 0 {
+        let i = outside.trailing_zeros() as usize;
+        out[i] = O::scalar(each(*group, |g| g[i]), R::R);
+        outside &= outside - 1;
+    }
 }
 
 /// The result in direction `R` from the result to nearest `r` and its error (module

@@ -123,39 +123,53 @@ fn rsq64h<L: Isa>(l: &Luts, hi: U) -> U {
 /// 2^54 (exactly), refined, and its result scaled by 2^27; ±0 gives ±∞, a NaN is quieted, a
 /// negative x gives the canonical NaN, +∞ gives +0.
 fn rsqrt_f64<L: Isa>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-    const SCALE_OPERAND: f64 = 18014398509481984.0; // 2^54
-    const SCALE_RESULT: f64 = 134217728.0; // 2^27
     let l = luts();
     map::<L, u64, 16, 1>(
         &[srcs[0]],
         dst,
         #[inline(always)]
         |[x]| {
-            let bits = |at: usize| u64x8::new(core::array::from_fn(|i| x[at + i]));
-            let subnormal = |b: u64x8| (b - u64x8::ONE).simd_lt(u64x8::splat(F64.frac_mask()));
-            let operand = |at: usize| {
-                let a = f64x8::from_bits(bits(at));
-                subnormal(bits(at)).select((a * SCALE_OPERAND).to_bits(), a.to_bits())
-            };
-            let operands = join(operand(0).to_array(), operand(8).to_array());
-            let seed = rsq64h::<L>(l, high_words(operands)).to_array();
-            let half = |at: usize| {
-                let bits = bits(at);
-                let a = f64x8::from_bits(u64x8::new(core::array::from_fn(|i| operands[at + i])));
-                let y0 = f64x8::from_bits(u64x8::new(core::array::from_fn(|i| u64::from(seed[at + i]) << 32)));
-                let e = a.mul_add(-(y0 * y0), f64x8::ONE);
-                let p = e.mul_add(f64x8::splat(0.375), f64x8::splat(0.5));
-                let refined = p.mul_add(y0 * e, y0);
-                let r = subnormal(bits).select((refined * SCALE_RESULT).to_bits(), refined.to_bits());
-                let magnitude = bits & u64x8::splat(!F64.sign_bit());
-                let negative = (bits & u64x8::splat(F64.sign_bit())).simd_ne(u64x8::ZERO);
-                let nan = magnitude.simd_gt(u64x8::splat(F64.inf(false)));
-                let r = magnitude.simd_eq(u64x8::splat(F64.inf(false))).select(u64x8::ZERO, r);
-                let r = negative.select(u64x8::splat(F64.canonical_nan()), r);
-                let r = nan.select(bits | u64x8::splat(F64.quiet_bit()), r);
-                magnitude.simd_eq(u64x8::ZERO).select(bits | u64x8::splat(F64.inf(false)), r).to_array()
-            };
-            join(half(0), half(8))
+            let words = [0, 8].map(|at| u64x8::new(core::array::from_fn(|i| x[at + i])));
+            let operands = words.map(scale_subnormal);
+            let seed = rsq64h::<L>(l, high_words(join(operands[0].to_array(), operands[1].to_array()))).to_array();
+            let (lo, hi) = seed.split_at(8);
+            join(
+                rsqrt_half(words[0], operands[0], lo.try_into().unwrap()),
+                rsqrt_half(words[1], operands[1], hi.try_into().unwrap()),
+            )
         },
     );
+}
+
+const SCALE_OPERAND: f64 = 18014398509481984.0; // 2^54
+const SCALE_RESULT: f64 = 134217728.0; // 2^27
+
+/// The positive subnormal lanes of f64 encodings.
+#[inline(always)]
+fn subnormal(bits: u64x8) -> u64x8 {
+    (bits - u64x8::ONE).simd_lt(u64x8::splat(F64.frac_mask()))
+}
+
+/// The operand the refinement reads: a positive subnormal scaled by 2^54.
+#[inline(always)]
+fn scale_subnormal(bits: u64x8) -> u64x8 {
+    subnormal(bits).select((f64x8::from_bits(bits) * SCALE_OPERAND).to_bits(), bits)
+}
+
+/// `rsqrt.approx.f64` of eight encodings `bits`, from their scaled operands and RSQ64H words.
+#[inline(always)]
+fn rsqrt_half(bits: u64x8, operand: u64x8, seed: [u32; 8]) -> [u64; 8] {
+    let a = f64x8::from_bits(operand);
+    let y0 = f64x8::from_bits(u64x8::new(seed.map(|w| u64::from(w) << 32)));
+    let e = a.mul_add(-(y0 * y0), f64x8::ONE);
+    let p = e.mul_add(f64x8::splat(0.375), f64x8::splat(0.5));
+    let refined = p.mul_add(y0 * e, y0);
+    let r = subnormal(bits).select((refined * SCALE_RESULT).to_bits(), refined.to_bits());
+    let magnitude = bits & u64x8::splat(!F64.sign_bit());
+    let negative = (bits & u64x8::splat(F64.sign_bit())).simd_ne(u64x8::ZERO);
+    let nan = magnitude.simd_gt(u64x8::splat(F64.inf(false)));
+    let r = magnitude.simd_eq(u64x8::splat(F64.inf(false))).select(u64x8::ZERO, r);
+    let r = negative.select(u64x8::splat(F64.canonical_nan()), r);
+    let r = nan.select(bits | u64x8::splat(F64.quiet_bit()), r);
+    magnitude.simd_eq(u64x8::ZERO).select(bits | u64x8::splat(F64.inf(false)), r).to_array()
 }

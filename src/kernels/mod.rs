@@ -132,7 +132,7 @@ fn select_for<L: Isa>(instr: &Instr, target: Target) -> Option<Kernel> {
     if let Some(kernel) = mufu_f32::select::<L>(instr, target) {
         return Some(kernel);
     }
-    // MUFU.RCP64H and MUFU.RSQ64H and the f64 approximations built on them (mufu_64h.rs)
+    // the f64 approximations built on MUFU.RCP64H and MUFU.RSQ64H (mufu_64h.rs)
     if let Some(kernel) = mufu_64h::select::<L>(instr) {
         return Some(kernel);
     }

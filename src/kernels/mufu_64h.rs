@@ -1,7 +1,7 @@
 //! Kernels for the f64 approximations built on MUFU.RCP64H and MUFU.RSQ64H (SEMANTICS §1.3,
-//! §2.3): the SASS `MUFU.RCP64H{.SAT}` and `MUFU.RSQ64H{.SAT}` on their 32-bit high word
-//! (`.SAT` is ignored, opMUFU), `rcp.approx.ftz.f64` and `rsqrt.approx.ftz.f64` (the unit's
-//! word as the high word of the result, the low word 0) and `rsqrt.approx.f64` (the RSQ64H
+//! §2.3): the lane functions of `MUFU.RCP64H{.SAT}` and `MUFU.RSQ64H{.SAT}` on their 32-bit
+//! high word (`.SAT` is ignored, opMUFU; mufu_f32.rs selects them), `rcp.approx.ftz.f64` and
+//! `rsqrt.approx.ftz.f64` (the unit's word as the high word of the result, the low word 0) and `rsqrt.approx.f64` (the RSQ64H
 //! seed refined by DFMAs), sixteen lanes at a time, bit-identical to [`crate::mufu::rcp64h`],
 //! [`crate::mufu::rsq64h`] and the lowering in `ptx::lower` (tests/batch_equivalence_mufu.rs).
 //!
@@ -12,11 +12,11 @@
 
 use super::lanes::{each, join, map};
 use super::level::Isa;
-use super::mufu_lanes::{luts, s, splat, sq, u, Luts, I, U};
+use super::mufu_lanes::{eq, luts, s, splat, sq, u, Luts, I, U};
 use super::simd::{f64x8, u64x8};
 use super::Kernel;
 use crate::format::Format;
-use crate::ptx::{Instr, Mode, MufuFn, Opcode, Type};
+use crate::ptx::{Instr, Mode, Opcode, Type};
 
 const SIGN: u32 = 0x8000_0000;
 /// The high word of an f64 infinity: its exponent field.
@@ -26,21 +26,9 @@ const MIN_NORMAL_HI: u32 = 0x0010_0000;
 const NAN: u32 = crate::mufu::NAN;
 const F64: Format = Format::F64;
 
-/// The kernel for `MUFU.RCP64H/RSQ64H{.SAT}`, `rcp.approx.ftz.f64` or `rsqrt.approx{.ftz}.f64`.
+/// The kernel for `rcp.approx.ftz.f64` or `rsqrt.approx{.ftz}.f64` (the SASS forms on 32-bit
+/// words are among mufu_f32.rs's kernels).
 pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
-    macro_rules! high_word {
-        ($f:ident) => {
-            Kernel::W32(|_, srcs, dst| {
-                let l = luts();
-                map::<L, u32, 16, 1>(
-                    &[srcs[0]],
-                    dst,
-                    #[inline(always)]
-                    |[x]| $f::<L>(l, U::new(x)).to_array(),
-                )
-            })
-        };
-    }
     macro_rules! ftz_f64 {
         ($f:ident) => {
             Kernel::W64(|_, srcs, dst| {
@@ -55,8 +43,6 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
         };
     }
     Some(match (instr.opcode(), instr.mode()) {
-        (Opcode::Mufu(MufuFn::Rcp64h), _) => high_word!(rcp64h),
-        (Opcode::Mufu(MufuFn::Rsq64h), _) => high_word!(rsq64h),
         (Opcode::Rcp, Mode::Approx) if instr.ty() == Type::F64 && instr.modifiers().ftz => ftz_f64!(rcp64h),
         (Opcode::Rsqrt, Mode::Approx) if instr.ty() == Type::F64 && instr.modifiers().ftz => ftz_f64!(rsq64h),
         (Opcode::Rsqrt, Mode::Approx) if instr.ty() == Type::F64 => Kernel::W64(rsqrt_f64::<L>),
@@ -70,11 +56,6 @@ fn high_words(x: [u64; 16]) -> U {
     U::new(each(x, |w| (w >> 32) as u32))
 }
 
-#[inline(always)]
-fn eq(a: U, b: u32) -> U {
-    a.simd_eq(splat(b))
-}
-
 /// Sign bit, biased exponent and 20-bit fraction of f64 high words.
 #[inline(always)]
 fn fields(hi: U) -> (U, U, U) {
@@ -86,7 +67,7 @@ fn fields(hi: U) -> (U, U, U) {
 /// as `(2044 − e) << 20 + q` (a q of 2^21 renormalises); results below 2^−1022 flush to a
 /// zero of the operand's sign.
 #[inline(always)]
-fn rcp64h<L: Isa>(l: &Luts, hi: U) -> U {
+pub(super) fn rcp64h<L: Isa>(l: &Luts, hi: U) -> U {
     let (sign, expo, frac) = fields(hi);
     let f = frac << 3;
     let xl = f & 0xFFFFu32;
@@ -103,7 +84,7 @@ fn rcp64h<L: Isa>(l: &Luts, hi: U) -> U {
 /// `q = (interpolation + 2^18 − 1) >> 19`, packed as `(1021 − ⌊e/2⌋) << 20 + q`; an even
 /// power of two (f = 0) is exact (q = 2^21). Never subnormal.
 #[inline(always)]
-fn rsq64h<L: Isa>(l: &Luts, hi: U) -> U {
+pub(super) fn rsq64h<L: Isa>(l: &Luts, hi: U) -> U {
     let (sign, expo, frac) = fields(hi);
     let f = frac << 3 | (!hi & MIN_NORMAL_HI) << 3;
     let half = (s(expo) - I::splat(1023)) >> 1;

@@ -21,8 +21,9 @@
 use super::exact::mul_lanes;
 use super::lanes::{map, nan_f32, Rn};
 use super::level::Isa;
+use super::mufu_64h::{rcp64h, rsq64h};
 use super::mufu_lanes::{
-    f32_subnormal_rn, lg2_rz, luts, narrow, pow2, quadrant_word, s, sin_rz, splat, sq, u, widen, Luts, I, U,
+    eq, f32_subnormal_rn, lg2_rz, luts, narrow, pow2, quadrant_word, s, sin_rz, splat, sq, u, widen, Luts, I, U,
 };
 use super::simd::{f32x16, f64x8, u64x8};
 use super::Kernel;
@@ -94,6 +95,9 @@ pub(super) fn select<L: Isa>(instr: &Instr, target: Target) -> Option<Kernel> {
                 MufuFn::Sqrt => k!(sqrt),
                 // The catalog has no MUFU.TANH.SAT.
                 MufuFn::Tanh if !sat => k!(tanh),
+                // `.SAT` is ignored (opMUFU); mufu_64h.rs.
+                MufuFn::Rcp64h => k!(rcp64h),
+                MufuFn::Rsq64h => k!(rsq64h),
                 MufuFn::Lg2 if sat => k!(sat lg2),
                 MufuFn::Lg2 => k!(lg2),
                 MufuFn::Ex2 if float_input && sat => k!(sat ex2),
@@ -113,11 +117,6 @@ pub(super) fn select<L: Isa>(instr: &Instr, target: Target) -> Option<Kernel> {
 #[inline(always)]
 fn fields(x: U) -> (U, U, U) {
     (x & SIGN, x >> 23 & 0xFFu32, x & 0x7F_FFFFu32)
-}
-
-#[inline(always)]
-fn eq(a: U, b: u32) -> U {
-    a.simd_eq(splat(b))
 }
 
 /// Pack an SFU result (SEMANTICS §2.2, `pack` in [`crate::mufu`]): `bits` is

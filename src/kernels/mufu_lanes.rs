@@ -55,6 +55,12 @@ pub(super) fn splat(v: u32) -> U {
     U::splat(v)
 }
 
+/// The lanes of `a` equal to `b`.
+#[inline(always)]
+pub(super) fn eq(a: U, b: u32) -> U {
+    a.simd_eq(splat(b))
+}
+
 /// `a.lo·b.lo + a.hi·b.hi` per 32-bit lane, the 16-bit halves taken as signed (`pmaddwd`,
 /// one instruction per register at every x86-64 level).
 #[inline(always)]

@@ -316,6 +316,18 @@ impl Reader {
         ))
     }
 
+    /// Check that the file holds `len` words of `bits` bits (what a capture kit's manifest says
+    /// of its input and result files).
+    pub fn expect_words(&self, bits: u32, len: u64) -> Result<(), Error> {
+        if self.bits != bits {
+            return Err(data_error(&self.path, format!("holds {}-bit words, {bits}-bit words expected", self.bits)));
+        }
+        if self.len != len {
+            return Err(data_error(&self.path, format!("holds {} words, {len} expected", self.len)));
+        }
+        Ok(())
+    }
+
     /// Read the next `buf.len()` elements. `W` must have the file's element width.
     pub fn read_block<W: Word>(&mut self, buf: &mut [W]) -> Result<(), Error> {
         assert_eq!(W::BITS, self.bits, "read_block: word width differs from the file's");

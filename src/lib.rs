@@ -12,6 +12,7 @@
 
 pub mod batch;
 pub mod bench;
+pub mod capture;
 pub mod format;
 pub mod io;
 mod kernels;

@@ -143,6 +143,11 @@ impl PatternSet {
         self.fmt
     }
 
+    /// The disjoint inclusive intervals of patterns, ascending.
+    pub fn intervals(&self) -> &[(u64, u64)] {
+        &self.intervals
+    }
+
     /// Number of patterns (up to 2^64 − 1 for all f64 patterns, saturated).
     pub fn len(&self) -> u64 {
         self.intervals.iter().fold(0u64, |n, &(lo, hi)| n.saturating_add(hi - lo).saturating_add(1))

@@ -1,6 +1,7 @@
 //! The `ptxfp` command line: list the catalog, evaluate instructions, run them over files,
 //! measure throughput, sweep their error.
 
+mod capture_cmd;
 mod sweep_cmd;
 
 use std::io::{self, BufRead, BufWriter, Write};
@@ -85,6 +86,13 @@ enum Command {
     Sweep(sweep_cmd::SweepArgs),
     /// Merge the JSON reports of every shard of one sweep (`ptxfp sweep --shard K/N`).
     Merge(sweep_cmd::MergeArgs),
+    /// Write a capture kit: a PTX kernel per spelling (operands from memory or the thread
+    /// index, never immediates) and the inputs of sampled domains, for
+    /// `scripts/capture_run.py` to run on a GPU and `ptxfp compare` to check bit for bit.
+    Capture(capture_cmd::CaptureArgs),
+    /// Compare the GPU results of a capture kit with ptxfp, bit for bit: per spelling the
+    /// mismatch count and the first mismatching inputs (exit status 1 if any differ).
+    Compare(capture_cmd::CompareArgs),
 }
 
 /// The package version and the SIMD level the kernels run at on this processor.
@@ -114,6 +122,8 @@ fn main() -> ExitCode {
         Command::Bench { json, size, arch, instrs } => bench(json, size, &arch, &instrs),
         Command::Sweep(args) => return exit(sweep_cmd::sweep(args)),
         Command::Merge(args) => return exit(sweep_cmd::merge(args)),
+        Command::Capture(args) => return exit(capture_cmd::capture(args)),
+        Command::Compare(args) => return exit(capture_cmd::compare(args)),
     };
     exit(result.map(|()| 0))
 }

@@ -79,7 +79,7 @@ pub struct MergeArgs {
 }
 
 /// `1e7`, `10_000_000` or `10000000`.
-fn parse_count(text: &str) -> Result<u64, String> {
+pub fn parse_count(text: &str) -> Result<u64, String> {
     let t = text.replace('_', "");
     if let Ok(n) = t.parse::<u64>() {
         return Ok(n);

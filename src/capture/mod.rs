@@ -1,0 +1,424 @@
+//! Capturing what a real GPU returns, and comparing it bit for bit with ptxfp.
+//!
+//! `ptxfp capture` writes a kit into a directory: per spelling a PTX kernel that evaluates the
+//! instruction once per thread ([`ptx`]), the operand files of sampled domains, and
+//! `manifest.json` ([`Manifest`]). `scripts/capture_run.py` runs every kernel on a GPU through
+//! the CUDA driver and writes each spelling's results as an `.npy` file in domain order — the
+//! layout `ptxfp sweep --ref` reads. `ptxfp compare` ([`compare`]) evaluates ptxfp on the same
+//! inputs and reports per spelling the mismatch count and the first mismatching inputs.
+//!
+//! Operands never reach the GPU as immediates, which ptxas would fold with its own (correctly
+//! rounded) arithmetic: they are loaded from memory or computed from the thread index.
+
+pub mod compare;
+pub mod ptx;
+
+use std::fmt;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::io::{self, Dtype, Writer};
+use crate::ptx::{catalog, Instr, Mode, Opcode, Target};
+use crate::round::Rounding;
+use crate::sweep::domain::{Domain, PatternSet, Sampling};
+
+/// The name of the kit's index in its directory.
+pub const MANIFEST: &str = "manifest.json";
+
+/// Edge-biased samples per exact spelling by default (each operand file holds this many words).
+pub const DEFAULT_SAMPLES: u64 = 1 << 20;
+
+/// Inputs the kit writes to files at most per spelling (larger domains are generated on the
+/// GPU, which needs each operand's set to be one interval).
+const MAX_FILE_INPUTS: u64 = 1 << 28;
+
+/// A capture kit: what to run on the GPU and where its results go.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// The `sm_XX` the kernels were written for (their `.target`).
+    pub arch: String,
+    pub entries: Vec<Entry>,
+}
+
+/// One spelling over one domain.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// The spelling as ptxfp and PTX write it.
+    pub instr: String,
+    /// What the inputs are, for reports (`all f32 values`, `1048576 edge-biased random ...`).
+    pub domain: String,
+    /// The kernel file (its entry point is [`ptx::KERNEL`]).
+    pub ptx: String,
+    /// Source operands per input.
+    pub sources: usize,
+    /// Width of a source operand word.
+    pub source_bits: u32,
+    /// Width of a result word, and the `.npy` dtype of the results.
+    pub result_bits: u32,
+    pub result_dtype: String,
+    /// Inputs in the domain; the results file holds one word per input, in domain order.
+    pub count: u64,
+    pub inputs: Inputs,
+    /// Where the runner writes the results.
+    pub output: String,
+}
+
+/// Where the kernel takes input `i`'s operands from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Inputs {
+    /// Computed on the GPU: operand `j` of input `i` is `lo + (i / stride) % len` of counter `j`.
+    Counted { counters: Vec<Counter> },
+    /// Read from these `.npy` files (one per operand, `count` words each).
+    Files { files: Vec<String> },
+}
+
+/// One operand of a counted domain (the exhaustive odometer of [`Domain::fill`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counter {
+    pub lo: u64,
+    pub len: u64,
+    pub stride: u64,
+}
+
+impl Counter {
+    /// Operand bits of input `i`.
+    pub fn at(&self, i: u64) -> u64 {
+        self.lo + (i / self.stride) % self.len
+    }
+}
+
+/// Why a kit could not be written or read.
+#[derive(Debug)]
+pub enum Error {
+    /// A spelling, target or domain that cannot be captured as asked.
+    Request(String),
+    /// A file could not be read or written.
+    Io(io::Error),
+    /// `manifest.json` is missing or not a kit's.
+    Manifest { path: PathBuf, message: String },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Request(message) => f.write_str(message),
+            Error::Io(e) => e.fmt(f),
+            Error::Manifest { path, message } => write!(f, "{}: {message}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<io::Error> for Error {
+    fn from(e: io::Error) -> Error {
+        Error::Io(e)
+    }
+}
+
+/// What to capture.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    pub target: Target,
+    /// The spellings named; empty with `all`.
+    pub instrs: Vec<Instr>,
+    /// Every PTX spelling the target has: the approximate scalar ones over every input, the
+    /// rest on `samples` edge-biased inputs, and the `.ftz` tininess boundary of `mul`/`fma`.
+    pub all: bool,
+    /// `--range LO..HI` for every operand of the named spellings.
+    pub range: Option<String>,
+    /// Sample size for domains that are not enumerated (`--random`); `None`: the default rule.
+    pub random: Option<u64>,
+    pub seed: u64,
+}
+
+impl Manifest {
+    /// Read the manifest of the kit in `dir`.
+    pub fn load(dir: &Path) -> Result<Manifest, Error> {
+        let path = dir.join(MANIFEST);
+        let text = fs::read_to_string(&path)
+            .map_err(|e| Error::Manifest { path: path.clone(), message: format!("cannot read it: {e}") })?;
+        serde_json::from_str(&text)
+            .map_err(|e| Error::Manifest { path, message: format!("not a ptxfp capture manifest: {e}") })
+    }
+}
+
+/// Whether ptxfp can write a PTX kernel for `instr`: every PTX spelling (the SASS MUFU and RRO
+/// operations are reached through the PTX spellings that lower to them).
+pub fn is_ptx(instr: &Instr) -> bool {
+    !matches!(instr.opcode(), Opcode::Mufu(_) | Opcode::Rro(_))
+}
+
+/// Whether `--all` sweeps `instr` over every input: the approximate scalar spellings whose
+/// domain has at most 2^32 inputs (all f32, f16 and bf16 values of the unary ones).
+fn exhaustive_in_all(instr: &Instr) -> bool {
+    matches!(instr.mode(), Mode::Approx | Mode::Full)
+        && instr.ty().lanes() == 1
+        && instr.operand_counts()[0] == 1
+        && instr.source_type(0).bits() <= 32
+}
+
+/// Write the kit `request` describes into `dir` (created if needed) and return its manifest.
+pub fn write_kit(request: &Request, dir: &Path) -> Result<Manifest, Error> {
+    let mut plans = Vec::new();
+    if request.all {
+        for entry in catalog::entries() {
+            let instr = entry.instr;
+            if !is_ptx(&instr) || entry.min_sm > request.target.sm() {
+                continue;
+            }
+            let random = if exhaustive_in_all(&instr) { None } else { Some(request.random.unwrap_or(DEFAULT_SAMPLES)) };
+            plans.push(Plan::standard(instr, entry.sources, None, random, request.seed)?);
+        }
+        plans.extend(tininess_plans());
+    }
+    for &instr in &request.instrs {
+        if !is_ptx(&instr) {
+            return Err(Error::Request(format!(
+                "{instr} is a SASS operation: capture the PTX spellings that lower to it (see `ptxfp ops`)"
+            )));
+        }
+        request.target.check(&instr).map_err(Error::Request)?;
+        let sources = instr.operand_counts()[0];
+        plans.push(Plan::standard(instr, sources, request.range.as_deref(), request.random, request.seed)?);
+    }
+    if plans.is_empty() {
+        return Err(Error::Request("name the spellings to capture, or --all".into()));
+    }
+    fs::create_dir_all(dir).map_err(|source| io::Error::Io { path: dir.into(), action: "create", source })?;
+    let mut entries = Vec::with_capacity(plans.len());
+    let mut stems = std::collections::HashSet::new();
+    for plan in plans {
+        let mut stem = plan.stem();
+        let mut k = 2;
+        while !stems.insert(stem.clone()) {
+            stem = format!("{}-{k}", plan.stem());
+            k += 1;
+        }
+        entries.push(plan.write(request.target, dir, &stem)?);
+    }
+    let manifest = Manifest { arch: request.target.to_string(), entries };
+    let json = serde_json::to_string_pretty(&manifest).expect("a manifest always serializes");
+    io::write_atomically(&dir.join(MANIFEST), json.as_bytes())?;
+    Ok(manifest)
+}
+
+/// One spelling over one domain, before its files are written.
+struct Plan {
+    instr: Instr,
+    sources: usize,
+    what: String,
+    source: Source,
+}
+
+enum Source {
+    /// A domain of [`Domain`] (one pattern set per operand, packed types lane by lane).
+    Domain(Domain),
+    /// Explicit operand lists.
+    Lists(Vec<Vec<u64>>),
+}
+
+impl Plan {
+    /// `instr` with `sources` operands over every operand pattern of its source format (or of
+    /// `range`): enumerated when that is at most 2^32 inputs and `random` is `None`, else
+    /// `random` (or the sweep's default count of) edge-biased samples.
+    fn standard(
+        instr: Instr,
+        sources: usize,
+        range: Option<&str>,
+        random: Option<u64>,
+        seed: u64,
+    ) -> Result<Plan, Error> {
+        let ty = instr.source_type(0);
+        let fmt = ty.scalar();
+        let (set, what) = match range {
+            Some(r) => (PatternSet::range(fmt, r).map_err(Error::Request)?, format!("range {r}")),
+            None => (PatternSet::all(fmt), format!("all {} values", fmt.name())),
+        };
+        // Packed operands draw each lane from the set: one pattern set per lane.
+        let lanes = ty.lanes() as usize;
+        let domain =
+            Domain::new(vec![set; sources * lanes], what, random.map(|n| (n, seed))).map_err(Error::Request)?;
+        if domain.sampling == Sampling::Exhaustive && lanes > 1 && range.is_some() {
+            return Err(Error::Request(format!("{instr}: a --range of a packed type needs --random")));
+        }
+        let what = match domain.sampling {
+            Sampling::Exhaustive => domain.describe(),
+            Sampling::Random { n, seed } => {
+                format!("{}: {n} edge-biased random inputs (seed {seed})", domain.what)
+            }
+        };
+        Ok(Plan { instr, sources, what, source: Source::Domain(domain) })
+    }
+
+    /// The file name stem: the spelling (only letters, digits and dots).
+    fn stem(&self) -> String {
+        let tag = match self.source {
+            Source::Lists(_) => "-tininess",
+            Source::Domain(_) => "",
+        };
+        format!("{}{tag}", self.instr)
+    }
+
+    /// Write the kernel and any operand files; return the manifest entry.
+    fn write(&self, target: Target, dir: &Path, stem: &str) -> Result<Entry, Error> {
+        let ty = self.instr.source_type(0);
+        let bits = ty.bits();
+        let (count, inputs) = match &self.source {
+            Source::Domain(d) if d.sampling == Sampling::Exhaustive && ty.lanes() == 1 => match counters(d) {
+                Some(counters) => (d.count(), Inputs::Counted { counters }),
+                None if d.count() <= MAX_FILE_INPUTS => {
+                    (d.count(), self.write_files(dir, stem, d.count(), |start, out| d.fill(start, out))?)
+                }
+                None => {
+                    return Err(Error::Request(format!(
+                        "{}: a domain of {} inputs in several intervals is too large to write; use --random N",
+                        self.instr,
+                        d.count()
+                    )))
+                }
+            },
+            Source::Domain(d) => {
+                let count = d.count();
+                if count > MAX_FILE_INPUTS {
+                    return Err(Error::Request(format!(
+                        "{}: {count} sampled inputs exceed the {MAX_FILE_INPUTS} a kit writes per spelling",
+                        self.instr
+                    )));
+                }
+                let lanes = ty.lanes() as usize;
+                let lane_bits = bits / lanes as u32;
+                let inputs = self.write_files(dir, stem, count, |start, out: &mut [&mut [u64]]| {
+                    let n = out[0].len();
+                    let mut draws: Vec<Vec<u64>> = vec![vec![0; n]; out.len() * lanes];
+                    let mut views: Vec<&mut [u64]> = draws.iter_mut().map(|v| &mut v[..]).collect();
+                    d.fill(start, &mut views);
+                    // Operand j, lane l (l = 0 the lowest) is draw j·lanes + l.
+                    for (j, operand) in out.iter_mut().enumerate() {
+                        for (i, word) in operand.iter_mut().enumerate() {
+                            *word = (0..lanes).fold(0, |w, l| w | draws[j * lanes + l][i] << (l as u32 * lane_bits));
+                        }
+                    }
+                })?;
+                (count, inputs)
+            }
+            Source::Lists(lists) => {
+                let count = lists[0].len() as u64;
+                (
+                    count,
+                    self.write_files(dir, stem, count, |start, out| {
+                        for (list, operand) in lists.iter().zip(out.iter_mut()) {
+                            let n = operand.len();
+                            operand.copy_from_slice(&list[start as usize..start as usize + n]);
+                        }
+                    })?,
+                )
+            }
+        };
+        let ptx_name = format!("{stem}.ptx");
+        let text = ptx::kernel(&self.instr, self.sources, matches!(inputs, Inputs::Counted { .. }), target);
+        io::write_atomically(&dir.join(&ptx_name), text.as_bytes())?;
+        Ok(Entry {
+            instr: self.instr.to_string(),
+            domain: self.what.clone(),
+            ptx: ptx_name,
+            sources: self.sources,
+            source_bits: bits,
+            result_bits: self.instr.result_bits(),
+            result_dtype: io::result_dtype(&self.instr).descr().to_string(),
+            count,
+            inputs,
+            output: format!("{stem}.out.npy"),
+        })
+    }
+
+    /// Write `count` inputs, generated a block at a time by `fill(start, operands)`, as one
+    /// `.npy` file of unsigned words per operand.
+    fn write_files(
+        &self,
+        dir: &Path,
+        stem: &str,
+        count: u64,
+        fill: impl Fn(u64, &mut [&mut [u64]]),
+    ) -> Result<Inputs, Error> {
+        let bits = self.instr.source_type(0).bits();
+        let names: Vec<String> = (0..self.sources).map(|j| format!("{stem}.in{j}.npy")).collect();
+        let mut writers = names
+            .iter()
+            .map(|name| Writer::create(&dir.join(name), Dtype::unsigned(bits), count))
+            .collect::<Result<Vec<_>, _>>()?;
+        const BLOCK: u64 = 1 << 16;
+        let mut buffers = vec![vec![0u64; BLOCK as usize]; self.sources];
+        let mut start = 0;
+        while start < count {
+            let n = (count - start).min(BLOCK) as usize;
+            let mut views: Vec<&mut [u64]> = buffers.iter_mut().map(|b| &mut b[..n]).collect();
+            fill(start, &mut views);
+            for (writer, buffer) in writers.iter_mut().zip(&buffers) {
+                match bits {
+                    16 => writer.write_block(&buffer[..n].iter().map(|&w| w as u16).collect::<Vec<_>>())?,
+                    32 => writer.write_block(&buffer[..n].iter().map(|&w| w as u32).collect::<Vec<_>>())?,
+                    _ => writer.write_block(&buffer[..n])?,
+                }
+            }
+            start += n as u64;
+        }
+        for writer in writers {
+            writer.commit()?;
+        }
+        Ok(Inputs::Files { files: names })
+    }
+}
+
+/// The counters of an exhaustive domain whose operand sets are single intervals.
+fn counters(domain: &Domain) -> Option<Vec<Counter>> {
+    let mut stride = 1;
+    let mut out = vec![Counter { lo: 0, len: 0, stride: 0 }; domain.sets.len()];
+    for (j, set) in domain.sets.iter().enumerate().rev() {
+        let &[(lo, hi)] = set.intervals() else { return None };
+        out[j] = Counter { lo, len: hi - lo + 1, stride };
+        stride *= hi - lo + 1;
+    }
+    Some(out)
+}
+
+/// The `.ftz.f32` tininess boundary of `mul` and `fma` in the four rounding modes (SEMANTICS
+/// §5: ptxfp follows ptxas' constant folding, which no public hardware run settles): products
+/// of `a` near 1 and `b` near the smallest normal 2^-126, from below and above it, both signs;
+/// `fma` adds ±0.
+fn tininess_plans() -> Vec<Plan> {
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    // a in [1 − 2^-16, 1 + 2^-15], b from 2^-126 − 128 ulps to 2^-126 + 128 ulps.
+    for x in 0x3F7F_FF00u64..=0x3F80_0100 {
+        for y in 0x007F_FF80u64..=0x0080_0080 {
+            for sign in [0, 0x8000_0000] {
+                a.push(x | sign);
+                b.push(y);
+            }
+        }
+    }
+    let rounding = [Rounding::Rn, Rounding::Rz, Rounding::Rm, Rounding::Rp];
+    let mut plans = Vec::new();
+    for r in rounding {
+        let mul: Instr = format!("mul.{}.ftz.f32", r.name()).parse().expect("a catalog spelling");
+        plans.push(Plan {
+            instr: mul,
+            sources: 2,
+            what: format!("{} products near ±2^-126", a.len()),
+            source: Source::Lists(vec![a.clone(), b.clone()]),
+        });
+        let fma: Instr = format!("fma.{}.ftz.f32", r.name()).parse().expect("a catalog spelling");
+        let c: Vec<u64> = (0..a.len()).map(|i| if i % 4 < 2 { 0 } else { 0x8000_0000 }).collect();
+        plans.push(Plan {
+            instr: fma,
+            sources: 3,
+            what: format!("{} products near ±2^-126 plus ±0", a.len()),
+            source: Source::Lists(vec![a.clone(), b.clone(), c]),
+        });
+    }
+    plans
+}

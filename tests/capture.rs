@@ -1,0 +1,183 @@
+//! The capture kit without a GPU: the kernels `ptxfp capture` writes, the runner's host side
+//! (scripts/capture_run.py with its stand-in device, which evaluates through `ptxfp run`), and
+//! `ptxfp compare`, including a result corrupted on purpose.
+
+use std::fs;
+use std::process::{Command, Output};
+
+use ptxfp::capture::{self, Inputs, Manifest, Request};
+use ptxfp::sweep::domain::{Domain, PatternSet};
+use ptxfp::{Format, Instr, Target};
+
+mod tempdir;
+use tempdir::TempDir;
+
+fn ptxfp(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ptxfp")).args(args).output().expect("run ptxfp")
+}
+
+fn runner(args: &[&str]) -> Output {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/capture_run.py");
+    Command::new("python3").arg(script).args(args).output().expect("python3 runs the capture runner")
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+fn request(instrs: &[&str], random: Option<u64>) -> Request {
+    Request {
+        target: Target::DEFAULT,
+        instrs: instrs.iter().map(|s| s.parse().unwrap()).collect(),
+        all: false,
+        range: None,
+        random,
+        seed: 1,
+    }
+}
+
+#[test]
+fn kernels_load_operands_and_never_use_immediates() {
+    let dir = TempDir::new("kernels");
+    let kit = capture::write_kit(&request(&["fma.rn.f32", "testp.normal.f64", "cvt.rn.f16x2.f32"], Some(100)), &dir.0)
+        .unwrap();
+    for entry in &kit.entries {
+        let ptx = fs::read_to_string(dir.path(&entry.ptx)).unwrap();
+        assert!(ptx.contains(".target sm_90"), "{ptx}");
+        assert!(ptx.contains(&format!(".visible .entry {}(", capture::ptx::KERNEL)));
+        let line = ptx.lines().find(|l| l.trim_start().starts_with(&entry.instr)).expect("the instruction");
+        let operands: Vec<&str> = line.split_whitespace().skip(1).map(|s| s.trim_end_matches([',', ';'])).collect();
+        assert!(operands.iter().all(|o| o.starts_with('%')), "only registers: {line}");
+        assert_eq!(operands.len(), entry.sources + 1, "{line}");
+        for j in 0..entry.sources {
+            assert!(ptx.contains(&format!("[in{j}]")), "operand {j} is loaded: {ptx}");
+        }
+    }
+    let testp = fs::read_to_string(dir.path("testp.normal.f64.ptx")).unwrap();
+    assert!(testp.contains("selp.b64 %d, 1, 0, %p1;"), "{testp}");
+}
+
+#[test]
+fn counted_domains_follow_the_sweep_domain_order() {
+    let dir = TempDir::new("counted");
+    let kit = capture::write_kit(&request(&["ex2.approx.f16", "add.rn.bf16"], None), &dir.0).unwrap();
+    let Inputs::Counted { counters } = &kit.entries[0].inputs else { panic!("f16 unary is counted") };
+    assert_eq!(kit.entries[0].count, 1 << 16);
+    assert!((0..1u64 << 16).step_by(997).all(|i| counters[0].at(i) == i));
+    // Binary bf16: all 2^32 operand pairs, operand 0 slowest, as `ptxfp sweep` enumerates.
+    let Inputs::Counted { counters } = &kit.entries[1].inputs else { panic!("bf16 pairs are counted") };
+    let domain = Domain::new(vec![PatternSet::all(Format::BF16); 2], String::new(), None).unwrap();
+    for start in [0u64, 65_535, 1 << 20, (1 << 32) - 8] {
+        let (mut a, mut b) = (vec![0u16; 8], vec![0u16; 8]);
+        domain.fill(start, &mut [&mut a[..], &mut b[..]]);
+        for i in 0..8 {
+            assert_eq!(counters[0].at(start + i), u64::from(a[i as usize]));
+            assert_eq!(counters[1].at(start + i), u64::from(b[i as usize]));
+        }
+    }
+    let ptx = fs::read_to_string(dir.path(&kit.entries[1].ptx)).unwrap();
+    assert!(ptx.contains("[lo1]") && !ptx.contains("[in0]"), "{ptx}");
+}
+
+#[test]
+fn all_covers_the_ptx_spellings_of_the_target() {
+    let dir = TempDir::new("all");
+    let req = Request { all: true, instrs: Vec::new(), random: Some(2), ..request(&[], None) };
+    let kit = capture::write_kit(&req, &dir.0).unwrap();
+    let spellings: Vec<&str> = kit.entries.iter().map(|e| e.instr.as_str()).collect();
+    assert!(!spellings.iter().any(|s| s.starts_with("MUFU") || s.starts_with("RRO")));
+    assert!(!spellings.contains(&"add.rn.f32x2"), "sm_100 spellings are not in an sm_90 kit");
+    // Approximate scalar spellings over every input; the rest sampled.
+    for e in &kit.entries {
+        let instr: Instr = e.instr.parse().unwrap();
+        let counted = matches!(e.inputs, Inputs::Counted { .. });
+        let approximate =
+            e.instr.contains(".approx") && instr.ty().lanes() == 1 && e.sources == 1 && e.source_bits <= 32;
+        assert_eq!(counted, approximate, "{}", e.instr);
+    }
+    assert!(spellings.contains(&"tanh.approx.f32") && spellings.contains(&"ex2.approx.ftz.bf16"));
+    let tininess: Vec<_> = kit.entries.iter().filter(|e| e.output.contains("tininess")).collect();
+    assert_eq!(tininess.len(), 8, "mul and fma .ftz.f32 in four rounding modes");
+    assert_eq!(Manifest::load(&dir.0).unwrap(), kit);
+}
+
+#[test]
+fn a_fake_device_run_compares_identical_and_a_flipped_bit_is_found() {
+    let dir = TempDir::new("fake");
+    let kit = dir.0.to_str().unwrap();
+    let o = ptxfp(&["capture", "add.rn.f32", "cvt.rn.f16x2.f32", "fma.rn.bf16x2", "--random", "3000", "--out", kit]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = ptxfp(&["capture", "tanh.approx.f16", "--out", &format!("{kit}/half")]);
+    assert!(o.status.success(), "{}", text(&o));
+    let bin = env!("CARGO_BIN_EXE_ptxfp");
+    let o = runner(&[kit, "--fake", bin, "--fake-flip", "fma.rn.bf16x2:1234"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = runner(&[&format!("{kit}/half"), "--fake", bin]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = ptxfp(&["compare", &format!("{kit}/half")]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("identical on 65536 inputs"), "{}", text(&o));
+    let o = ptxfp(&["compare", kit, "--mismatches"]);
+    assert_eq!(o.status.code(), Some(1), "a differing spelling fails: {}", text(&o));
+    let report: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.path("summary.json")).unwrap()).unwrap();
+    let rows = report.as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    for row in rows {
+        let c = &row["compared"];
+        if row["instr"] == "fma.rn.bf16x2" {
+            assert_eq!(c["mismatches"], 1);
+            assert_eq!(c["first"][0]["index"], 1234);
+            // The lowest result bit was flipped: GPU and ptxfp differ there alone.
+            let gpu = u64::from_str_radix(c["first"][0]["gpu"].as_str().unwrap().trim_start_matches("0x"), 16).unwrap();
+            let own =
+                u64::from_str_radix(c["first"][0]["ptxfp"].as_str().unwrap().trim_start_matches("0x"), 16).unwrap();
+            assert_eq!(gpu ^ own, 1);
+            // The listed operands are the input file's.
+            let a = fs::read(dir.path("fma.rn.bf16x2.in0.npy")).unwrap();
+            let word = u32::from_le_bytes(a[a.len() - 3000 * 4 + 1234 * 4..][..4].try_into().unwrap());
+            assert_eq!(c["first"][0]["operands"][0], format!("0x{word:08x}"));
+        } else {
+            assert_eq!(c["mismatches"], 0, "{row}");
+        }
+    }
+    let kept = fs::read(dir.path("fma.rn.bf16x2.mismatches.npy")).unwrap();
+    let words: Vec<u64> =
+        kept[kept.len() - 24..].chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(words[0], 1234);
+    assert_eq!(words[1] ^ words[2], 1);
+}
+
+#[test]
+fn compare_rejects_a_truncated_results_file_and_a_missing_kit() {
+    let dir = TempDir::new("truncated");
+    let kit = capture::write_kit(&request(&["add.rn.f32"], Some(64)), &dir.0).unwrap();
+    let out = dir.path(&kit.entries[0].output);
+    let mut npy = ptxfp::io::npy_header(ptxfp::io::Dtype::Float32, 63);
+    npy.extend_from_slice(&[0u8; 63 * 4]);
+    fs::write(&out, npy).unwrap();
+    let o = ptxfp(&["compare", dir.0.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).contains("holds 63 words, 64 expected"), "{}", text(&o));
+    assert!(!dir.path("summary.json").exists(), "no report from a failed comparison");
+    let o = ptxfp(&["compare", dir.path("nothing").to_str().unwrap()]);
+    assert!(text(&o).contains("manifest.json: cannot read it"), "{}", text(&o));
+    // The runner refuses a directory that is not a kit, and a kit without a GPU or --fake
+    // fails with a message rather than a traceback.
+    let o = runner(&[dir.path("nothing").to_str().unwrap(), "--fake", env!("CARGO_BIN_EXE_ptxfp")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("is not a capture kit"), "{}", text(&o));
+}
+
+#[test]
+fn capture_refuses_what_cannot_run_on_the_target() {
+    let dir = TempDir::new("refuse");
+    let kit = dir.0.to_str().unwrap();
+    let o = ptxfp(&["capture", "MUFU.RCP", "--out", kit]);
+    assert!(text(&o).contains("SASS operation"), "{}", text(&o));
+    let o = ptxfp(&["capture", "add.rn.f32x2", "--out", kit]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("sm_100"), "{}", text(&o));
+    let o = ptxfp(&["capture", "--out", kit]);
+    assert!(text(&o).contains("--all"), "{}", text(&o));
+}

@@ -72,6 +72,9 @@ fn errors_name_the_offending_part_and_the_alternatives() {
         ("fma.rna.f32", &[".rna", ".rn"]),
         ("testp.zero.f32", &[".zero", ".finite"]),
         ("copysign.f16", &["no .f16 form", ".f32"]),
+        // ptxas and the CUDA 13.0 driver's JIT reject .sat on every cvt from bf16.
+        ("cvt.sat.f32.bf16", &["'.sat' is not allowed", ".ftz"]),
+        ("cvt.rn.sat.f16.bf16", &["'.sat' is not allowed", ".rn"]),
         ("tanh.approx.ftz.f32", &[".ftz", "tanh.f32"]),
         ("fma.rn.sat.bf16", &[".sat", "fma.bf16"]),
         ("cvt.f16.f32", &["needs one of", ".rn"]),

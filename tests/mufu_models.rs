@@ -1,7 +1,8 @@
 //! The MUFU functions with no public model (SEMANTICS §2.3, §7 item 2): MUFU.SQRT,
-//! MUFU.TANH(.F16/.BF16), MUFU.EX2.F16/.BF16, MUFU.RCP64H and MUFU.RSQ64H. Their models are not
-//! hardware-verified; what they must meet are the documented error bounds, checked here on
-//! every input (or every input that matters, with the argument for the rest):
+//! MUFU.TANH(.F16/.BF16), MUFU.EX2.F16/.BF16, MUFU.RCP64H and MUFU.RSQ64H. Only RCP64H and
+//! RSQ64H are hardware-verified (an H200 capture, tests/hardware_h200.rs); what all of them must
+//! meet are the documented error bounds, checked here on every input (or every input that
+//! matters, with the argument for the rest):
 //!
 //! | model | bound | source |
 //! |---|---|---|

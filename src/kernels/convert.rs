@@ -4,17 +4,19 @@
 //!
 //! - **Widening is exact.** f16 → f32 is half.rs's widening (F16C where the level has it),
 //!   bf16 → f32 a shift, f32 → f64 the host's conversion, and f16/bf16 → f64 goes through f32.
-//!   NaNs are then written as [`crate::ops::cvt`] writes them: the canonical f32 NaN from f16,
-//!   sign and payload kept (left-aligned) and quieted otherwise.
+//!   NaNs are then written as [`crate::ops::cvt`] writes them: f16 → f32 and every `.ftz` form
+//!   give the canonical f32 NaN, bf16 → f32 the shifted bits, → f64 the sign and payload
+//!   (left-aligned), quieted.
 //! - **f64 → f32** is exact.rs's rounding of an exact f64 value to f32, which takes every
 //!   direction and `.ftz`'s tininess after rounding; a NaN keeps its sign and the top of its
-//!   payload, quieted.
+//!   payload, quieted; so does f64 → f16/bf16.
 //! - **To f16 and bf16** the source is an f32 encoding (a bf16 or f16 source widened
 //!   exactly, an f64 source rounded to odd at f32's precision, which keeps every rounding to
 //!   the 11 or 8 bits of f16 and bf16 correct: 24 ≥ p + 2, and f32's subnormal grid is 13 and
 //!   16 bits finer than theirs), rounded by integer arithmetic in [`round_to_half`].
 //!
-//! `.ftz` flushes f32 operands and f32 results only (SEMANTICS §5); `.relu` and `.sat` are
+//! `.ftz` flushes f32 operands (but not those converted to f16) and f32 results only
+//! ([`crate::ops::cvt`]); `.relu` and `.sat` are
 //! applied to the rounded result as [`crate::round::relu`] and [`crate::round::saturate`] do.
 
 use crate::kernels::simd::{f32x16, f64x8, u16x16, u32x16, u64x8};
@@ -94,16 +96,19 @@ fn splat(bits: u64) -> u32x16 {
     u32x16::splat(bits as u32)
 }
 
-/// f16 or bf16 encodings (in 32-bit lanes) widened exactly to f32 encodings, NaNs written as
-/// `cvt` writes them (module documentation).
+/// f16 or bf16 encodings (in 32-bit lanes) widened exactly to f32 encodings, a NaN with its
+/// sign and payload left-aligned, not quieted (each destination then writes NaNs as `cvt`
+/// does: module documentation).
 #[inline(always)]
 fn half_to_f32<L: Isa>(from: Format, h: u16x16) -> u32x16 {
     let wide = u32x16::new(each(h.to_array(), u32::from));
     if from == Format::F16 {
-        is_nan(from, wide).select(splat(F32.canonical_nan()), widen_f16::<L>(h).to_bits())
+        let sign = (wide & splat(from.sign_bit())) << (F32.bits() - from.bits());
+        let payload = (wide & splat(from.frac_mask())) << (F32.frac_bits() - from.frac_bits());
+        let nan = sign | payload | splat(F32.exp_mask());
+        is_nan(from, wide).select(nan, widen_f16::<L>(h).to_bits())
     } else {
-        let x = wide << (F32.bits() - from.bits());
-        nan_f32(x).select(x | splat(F32.quiet_bit()), x)
+        wide << (F32.bits() - from.bits())
     }
 }
 
@@ -157,9 +162,12 @@ trait FromF32: bytemuck::Pod + Default {
 }
 
 impl FromF32 for u32 {
-    /// `.ftz` (a bf16 subnormal is an f32 subnormal) and `.sat` on the f32 result.
+    /// `.ftz` (a bf16 subnormal is an f32 subnormal) and `.sat` on the f32 result; a NaN from
+    /// f16, or with `.ftz`, becomes the canonical NaN, one from bf16 keeps its bits.
     #[inline(always)]
     fn from_f32(instr: &Instr, x: u32x16) -> [u32; N] {
+        let canonical = instr.modifiers().ftz || instr.opcode() == (Opcode::Cvt { from: Type::F16 });
+        let x = if canonical { nan_f32(x).select(splat(F32.canonical_nan()), x) } else { x };
         clamp(instr, F32, flush_if(instr, x)).to_array()
     }
 }
@@ -171,13 +179,18 @@ impl FromF32 for u64 {
     }
 }
 
-/// `cvt.f64.f32`: `.ftz` flushes the operand.
+/// `cvt.f64.f32`: `.ftz` flushes the operand and makes a NaN the canonical f32 NaN first.
 fn f32_to_f64<L: Isa>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+    let ftz = instr.modifiers().ftz;
     map_to::<L, u32, u64, N, 1>(
         &[words(srcs[0])],
         words_mut(dst),
         #[inline(always)]
-        |[x]| f32_to_f64_group(instr, flush_if(instr, u32x16::new(x))),
+        |[x]| {
+            let x = u32x16::new(x);
+            let x = if ftz { flush_f32(nan_f32(x).select(splat(F32.canonical_nan()), x)) } else { x };
+            f32_to_f64_group(instr, x)
+        },
     );
 }
 
@@ -207,11 +220,13 @@ fn f32_to_half<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
     );
 }
 
-/// f32 operands converted to `to` in 32-bit lanes: `.ftz` flushes the operand, `.relu` and
-/// `.sat` clamp the result.
+/// f32 operands converted to `to` in 32-bit lanes: `.ftz` flushes the operand (to bf16; an
+/// f16 conversion takes subnormal operands as they are), `.relu` and `.sat` clamp the result.
 #[inline(always)]
 fn narrow_f32<R: Dir>(instr: &Instr, to: Format, x: [u32; N]) -> u32x16 {
-    clamp(instr, to, round_to_half::<R>(flush_if(instr, u32x16::new(x)), to))
+    let x = u32x16::new(x);
+    let x = if to == Format::F16 { x } else { flush_if(instr, x) };
+    clamp(instr, to, round_to_half::<R>(x, to))
 }
 
 /// `cvt.{f16x2,bf16x2}.f32 d, a, b`: `a` converted into the upper half, `b` into the lower
@@ -250,7 +265,7 @@ fn f64_to_f32<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
 }
 
 /// `cvt.{f16,bf16}.f64`: rounded to odd at f32's precision, then rounded (module
-/// documentation). A NaN stays a NaN through the first step.
+/// documentation); a NaN keeps its sign and the top of its payload, quieted.
 fn f64_to_half<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
     let to = instr.ty().scalar();
     map_to::<L, u64, u16, N, 1>(
@@ -258,8 +273,17 @@ fn f64_to_half<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
         words_mut(dst),
         #[inline(always)]
         |[x]| {
-            let odd = |at: usize| odd_f32(f64x8::from_bits(u64x8::new(build(|i| x[at + i]))));
-            let r = round_to_half::<R>(u32x16::new(join(odd(0), odd(8))), to);
+            let half = |at: usize| {
+                let bits = u64x8::new(build(|i| x[at + i]));
+                let sign = (bits >> (F64.bits() - to.bits())) & u64x8::splat(to.sign_bit());
+                let payload = (bits & u64x8::splat(F64.frac_mask())) >> (F64.frac_bits() - to.frac_bits());
+                let nan = sign | payload | u64x8::splat(to.exp_mask() | to.quiet_bit());
+                (odd_f32(f64x8::from_bits(bits)), each(nan.to_array(), |w| w as u32), is_nan(F64, bits).to_array())
+            };
+            let ((odd_lo, nan_lo, is_lo), (odd_hi, nan_hi, is_hi)) = (half(0), half(8));
+            let r = round_to_half::<R>(u32x16::new(join(odd_lo, odd_hi)), to);
+            let nan_lanes = u32x16::new(each(join(is_lo, is_hi), |m| m as u32));
+            let r = nan_lanes.simd_ne(u32x16::ZERO).select(u32x16::new(join(nan_lo, nan_hi)), r);
             each(clamp(instr, to, r).to_array(), |w| w as u16)
         },
     );

@@ -145,9 +145,11 @@ mod f64_embedded {
     // whose loop is compiled with it, and the intrinsics only compute.
 
     fn div<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
+        // The division sequence returns `a` when both operands are NaN (nan::F64_NAN_ORDER).
         eval::<L, 2>(
             srcs,
             dst,
+            [0, 1],
             #[inline(always)]
             |[a, b]| unsafe { _mm512_div_round_pd::<R>(a.into(), b.into()) },
         );
@@ -157,6 +159,7 @@ mod f64_embedded {
         eval::<L, 1>(
             srcs,
             dst,
+            [0],
             #[inline(always)]
             |[a]| unsafe { _mm512_div_round_pd::<R>(_mm512_set1_pd(1.0), a.into()) },
         );
@@ -166,6 +169,7 @@ mod f64_embedded {
         eval::<L, 1>(
             srcs,
             dst,
+            [0],
             #[inline(always)]
             |[a]| unsafe { _mm512_sqrt_round_pd::<R>(a.into()) },
         );

@@ -6,8 +6,9 @@
 //! rounding direction encoded in the instruction itself
 //! ([`super::lanes::embedded_rounding`]). `fma` is the fused VFMADD. The NaN rule is
 //! applied afterwards from the operands, as [`crate::nan`] defines it: a NaN operand gives the
-//! first NaN in operand order, quieted (a NaN `b` of `sub` keeps its sign); otherwise a NaN
-//! result is an invalid operation's, the canonical NaN.
+//! first NaN in the hardware's order of precedence (`b` before `a`; `b`, `c`, `a` for `fma`),
+//! quieted (a NaN `b` of `sub` keeps its sign); otherwise a NaN result is an invalid
+//! operation's, the canonical NaN.
 //!
 //! Levels without AVX-512 (SSE/AVX2 round only as MXCSR says) derive the directed results
 //! from the result to nearest and its exact error (`f64_directed`).
@@ -22,6 +23,7 @@ use super::f64_directed::with_nan_rule;
 use super::lanes::{by_embedded_rounding, each, map};
 use super::level::Isa;
 use super::Kernel;
+use crate::nan;
 use crate::ptx::{Instr, Mode, Opcode};
 
 /// The kernel for an f64 `add`, `sub`, `mul`, `fma` or `mad`.
@@ -42,16 +44,22 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
 /// Elements per group: one vector.
 const N: usize = 8;
 
-/// `dst[i] = op(srcs[0][i], …)` with the NaN rule, eight lanes at a time.
+/// `dst[i] = op(srcs[0][i], …)` with the NaN rule (operands searched for a NaN in the order
+/// `nan_order`), eight lanes at a time.
 #[inline(always)]
-pub(super) fn eval<L: Isa, const K: usize>(srcs: &[&[u64]], dst: &mut [u64], op: impl Fn([f64x8; K]) -> __m512d) {
+pub(super) fn eval<L: Isa, const K: usize>(
+    srcs: &[&[u64]],
+    dst: &mut [u64],
+    nan_order: [usize; K],
+    op: impl Fn([f64x8; K]) -> __m512d,
+) {
     map::<L, u64, N, K>(
         srcs,
         dst,
         #[inline(always)]
         |group| {
             let words = each(group, u64x8::new);
-            with_nan_rule(words, op(each(words, f64x8::from_bits)).into())
+            with_nan_rule(nan_order.map(|i| words[i]), op(each(words, f64x8::from_bits)).into())
         },
     );
 }
@@ -63,6 +71,7 @@ fn add<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
     eval::<L, 2>(
         srcs,
         dst,
+        nan::F64_NAN_ORDER,
         #[inline(always)]
         |[a, b]| unsafe { _mm512_add_round_pd::<R>(a.into(), b.into()) },
     );
@@ -72,6 +81,7 @@ fn sub<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
     eval::<L, 2>(
         srcs,
         dst,
+        nan::F64_NAN_ORDER,
         #[inline(always)]
         |[a, b]| unsafe { _mm512_sub_round_pd::<R>(a.into(), b.into()) },
     );
@@ -81,6 +91,7 @@ fn mul<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
     eval::<L, 2>(
         srcs,
         dst,
+        nan::F64_NAN_ORDER,
         #[inline(always)]
         |[a, b]| unsafe { _mm512_mul_round_pd::<R>(a.into(), b.into()) },
     );
@@ -90,6 +101,7 @@ fn fma<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
     eval::<L, 3>(
         srcs,
         dst,
+        nan::F64_NAN_ORDER_FMA,
         #[inline(always)]
         |[a, b, c]| unsafe { _mm512_fmadd_round_pd::<R>(a.into(), b.into(), c.into()) },
     );

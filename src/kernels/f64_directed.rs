@@ -29,6 +29,7 @@
 //! and `mul`, `div`, `rcp` and `sqrt` to nearest have a kernel here.
 
 use crate::kernels::simd::{f64x8, u64x8};
+use crate::nan;
 
 use super::lanes::{each, is_nan, map, Dir, Rm, Rn, Rp, Rz};
 use super::level::Isa;
@@ -100,6 +101,9 @@ struct Error {
 
 /// One operation on K operands.
 trait Operation<const K: usize> {
+    /// The order in which the operands are searched for the NaN to return
+    /// ([`crate::nan::F64_NAN_ORDER`]).
+    const NAN_ORDER: [usize; K];
     /// The IEEE result rounded to nearest.
     fn nearest(x: [f64x8; K]) -> f64x8;
     /// The error of `r`, the result to nearest of `x`.
@@ -119,11 +123,12 @@ fn eval<L: Isa, R: Dir, O: Operation<K>, const K: usize>(_: &Instr, srcs: &[&[u6
             let words = each(group, u64x8::new);
             let x = each(words, f64x8::from_bits);
             let r = O::nearest(x);
+            let by_precedence = O::NAN_ORDER.map(|i| words[i]);
             if R::R == Rounding::Rn {
-                return with_nan_rule(words, r);
+                return with_nan_rule(by_precedence, r);
             }
             let error = O::error(x, r);
-            let mut out = with_nan_rule(words, directed::<R>(r, &error));
+            let mut out = with_nan_rule(by_precedence, directed::<R>(r, &error));
             let outside = error.outside.to_bitmask();
             if outside != 0 {
                 by_scalar::<R, O, K>(&group, outside, &mut out);
@@ -229,6 +234,7 @@ struct Rcp;
 struct Sqrt;
 
 impl Operation<2> for Add {
+    const NAN_ORDER: [usize; 2] = nan::F64_NAN_ORDER;
     #[inline(always)]
     fn nearest([a, b]: [f64x8; 2]) -> f64x8 {
         a + b
@@ -254,6 +260,7 @@ impl Operation<2> for Add {
 }
 
 impl Operation<2> for Sub {
+    const NAN_ORDER: [usize; 2] = nan::F64_NAN_ORDER;
     #[inline(always)]
     fn nearest([a, b]: [f64x8; 2]) -> f64x8 {
         a - b
@@ -271,6 +278,7 @@ impl Operation<2> for Sub {
 }
 
 impl Operation<2> for Mul {
+    const NAN_ORDER: [usize; 2] = nan::F64_NAN_ORDER;
     #[inline(always)]
     fn nearest([a, b]: [f64x8; 2]) -> f64x8 {
         a * b
@@ -289,6 +297,7 @@ impl Operation<2> for Mul {
 }
 
 impl Operation<3> for Fma {
+    const NAN_ORDER: [usize; 3] = nan::F64_NAN_ORDER_FMA;
     #[inline(always)]
     fn nearest([a, b, c]: [f64x8; 3]) -> f64x8 {
         a.mul_add(b, c)
@@ -334,6 +343,7 @@ fn quotient_error(a: f64x8, b: f64x8, r: f64x8) -> Error {
 }
 
 impl Operation<2> for Div {
+    const NAN_ORDER: [usize; 2] = [0, 1];
     #[inline(always)]
     fn nearest([a, b]: [f64x8; 2]) -> f64x8 {
         a / b
@@ -350,6 +360,7 @@ impl Operation<2> for Div {
 }
 
 impl Operation<1> for Rcp {
+    const NAN_ORDER: [usize; 1] = [0];
     #[inline(always)]
     fn nearest([a]: [f64x8; 1]) -> f64x8 {
         f64x8::ONE / a
@@ -366,6 +377,7 @@ impl Operation<1> for Rcp {
 }
 
 impl Operation<1> for Sqrt {
+    const NAN_ORDER: [usize; 1] = [0];
     #[inline(always)]
     fn nearest([a]: [f64x8; 1]) -> f64x8 {
         a.sqrt()
@@ -385,7 +397,8 @@ impl Operation<1> for Sqrt {
 }
 
 /// The IEEE results `r` of operands `ops` with the f64 NaN rule of [`crate::nan`]: a NaN
-/// operand gives the first NaN in operand order, quieted (a NaN `b` of `sub` keeps its sign);
+/// operand gives the first NaN of `ops`, which the caller lists in the hardware's order of
+/// precedence ([`crate::nan::F64_NAN_ORDER`]), quieted (a NaN `b` of `sub` keeps its sign);
 /// otherwise a NaN result is an invalid operation's, the canonical NaN.
 #[inline(always)]
 pub(super) fn with_nan_rule<const K: usize>(ops: [u64x8; K], r: f64x8) -> [u64; N] {

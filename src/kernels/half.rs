@@ -315,7 +315,7 @@ fn flush<H: Half, const FTZ: bool>(h: [u16; N]) -> u16x16 {
 }
 
 /// The result modifiers, in the order of [`Instr`]'s scalar evaluation: `.oob` (+0 when an
-/// operand is the OOB NaN, taken to be the canonical NaN \[UNK\]), then `.relu` (negative and
+/// operand is the OOB NaN ±[`crate::nan::OOB_NAN_MAGNITUDE`]), then `.relu` (negative and
 /// −0 → +0; a NaN result is already canonical), then `.sat`.
 #[inline(always)]
 fn clamp<H: Half, const K: usize>(instr: &Instr, ops: [[u16; N]; K], r: u32x16) -> [u16; N] {
@@ -324,7 +324,8 @@ fn clamp<H: Half, const K: usize>(instr: &Instr, ops: [[u16; N]; K], r: u32x16) 
     let mut r = r;
     if mods.oob {
         for op in ops {
-            let oob = u16x16::new(op).simd_eq(u16x16::splat(fmt.canonical_nan() as u16));
+            let magnitude = u16x16::new(op) & u16x16::splat(0x7FFF);
+            let oob = magnitude.simd_eq(u16x16::splat(crate::nan::OOB_NAN_MAGNITUDE));
             r = <f32x16 as Lanes>::select(u32x16::new(each(oob.to_array(), |m| m as i16 as u32)), u32x16::ZERO, r);
         }
     }

@@ -101,7 +101,7 @@ fn pick<B: Unsigned, const MIN: bool>(fmt: Format, x: B, y: B, nan_mode: bool) -
     let both = x_nan & y_nan;
     let one = if nan_mode { x_nan | y_nan } else { B::splat_bits(0) };
     // Two NaNs: crate::nan::propagate.
-    let two = if fmt == Format::F64 { x | B::splat_bits(fmt.quiet_bit()) } else { B::splat_bits(fmt.canonical_nan()) };
+    let two = if fmt == Format::F64 { y | B::splat_bits(fmt.quiet_bit()) } else { B::splat_bits(fmt.canonical_nan()) };
     let r = both.select(two, r);
     (one & !both).select(B::splat_bits(fmt.canonical_nan()), r)
 }

@@ -63,7 +63,7 @@ fn fields(hi: U) -> (U, U, U) {
 }
 
 /// MUFU.RCP64H ([`crate::mufu::rcp64h`]): the RCP table on f = frac << 3 (idx = f[22:16],
-/// xl = f[15:0]), `q = (interpolation + 2^17 + 0x7E7) >> 18`, biased exponent 2045 − e packed
+/// xl = f[15:0]), `q = (interpolation + 0x47E7) >> 18`, biased exponent 2045 − e packed
 /// as `(2044 − e) << 20 + q` (a q of 2^21 renormalises); results below 2^−1022 flush to a
 /// zero of the operand's sign.
 #[inline(always)]
@@ -71,7 +71,7 @@ pub(super) fn rcp64h<L: Isa>(l: &Luts, hi: U) -> U {
     let (sign, expo, frac) = fields(hi);
     let f = frac << 3;
     let xl = f & 0xFFFFu32;
-    let (p, y) = l.rcp.interpolate::<L>(f >> 16, xl, sq::<L>(xl << 1), 0, (1 << 17) + 0x7E7);
+    let (p, y) = l.rcp.interpolate::<L>(f >> 16, xl, sq::<L>(xl << 1), 0, crate::mufu::rcp::ROUND as i32);
     let q = u(p + (y >> 9)) >> 9;
     let bits = I::splat(2044 << 20) - s(expo << 20) + s(q);
     let r = bits.simd_lt(I::splat(MIN_NORMAL_HI as i32)).cast_unsigned().select(U::ZERO, u(bits)) | sign;
@@ -81,7 +81,7 @@ pub(super) fn rcp64h<L: Isa>(l: &Luts, hi: U) -> U {
 
 /// MUFU.RSQ64H ([`crate::mufu::rsq64h`]): the exponent parity (e = expo − 1023 is odd
 /// exactly when bit 20 is clear) selects the [2,4) half of the RSQ table,
-/// `q = (interpolation + 2^18 − 1) >> 19`, packed as `(1021 − ⌊e/2⌋) << 20 + q`; an even
+/// `q = (interpolation + 0x7FFF) >> 19`, packed as `(1021 − ⌊e/2⌋) << 20 + q`; an even
 /// power of two (f = 0) is exact (q = 2^21). Never subnormal.
 #[inline(always)]
 pub(super) fn rsq64h<L: Isa>(l: &Luts, hi: U) -> U {
@@ -89,7 +89,7 @@ pub(super) fn rsq64h<L: Isa>(l: &Luts, hi: U) -> U {
     let f = frac << 3 | (!hi & MIN_NORMAL_HI) << 3;
     let half = (s(expo) - I::splat(1023)) >> 1;
     let xl = f & 0x1_FFFFu32;
-    let (p, y) = l.rsq.interpolate::<L>(f >> 17, xl, sq::<L>(xl), 2, (1 << 18) - 1);
+    let (p, y) = l.rsq.interpolate::<L>(f >> 17, xl, sq::<L>(xl), 2, crate::mufu::rsq::ROUND as i32);
     let q = eq(f, 0).select(splat(1 << 21), u(p + (y >> 9)) >> 10);
     let r = u(I::splat(1021 << 20) - (half << 20)) + q;
     let r = sign.simd_ne(U::ZERO).select(splat(NAN), r);

@@ -140,7 +140,7 @@ fn saturate(r: U) -> U {
 fn rcp<L: Isa>(l: &Luts, x: U) -> U {
     let (sign, expo, frac) = fields(x);
     let xl = x & 0xFFFFu32;
-    let (p, y) = l.rcp.interpolate::<L>(frac >> 16, xl, sq::<L>(xl << 1), 0, 0x47E7);
+    let (p, y) = l.rcp.interpolate::<L>(frac >> 16, xl, sq::<L>(xl << 1), 0, crate::mufu::rcp::ROUND as i32);
     let q = u(p + (y >> 9)) >> 6;
     let r = flush(s((252u32 << 23) - (x & INF) + q)) | sign;
     let r = eq(expo, 0).select(sign | INF, r);
@@ -164,7 +164,7 @@ fn rsq<L: Isa>(l: &Luts, x: U) -> U {
     let (sign, expo, _) = fields(x);
     let (f, half) = root_operand(x);
     let xl = f & 0x1_FFFFu32;
-    let (p, y) = l.rsq.interpolate::<L>(f >> 17, xl, sq::<L>(xl), 2, 0x7FFF);
+    let (p, y) = l.rsq.interpolate::<L>(f >> 17, xl, sq::<L>(xl), 2, crate::mufu::rsq::ROUND as i32);
     let q = eq(f, 0).select(splat(1 << 24), u(p + (y >> 9)) >> 7);
     let r = u((125 - half) << 23) + q;
     let r = eq(expo, 255).select(eq(x, INF).select(U::ZERO, splat(NAN)), r);

@@ -1,7 +1,7 @@
 //! Kernels for `abs`, `neg` (PTX 9.7.3.9–10, 9.7.4.5–6) and `copysign` (9.7.3.2) on every
 //! format, a packed word's elements one by one: [`crate::ops::sign`] in integer lanes of the
 //! format's width. `abs` and `neg` are lowered to an add of −0, so a NaN becomes the canonical
-//! NaN (f64 keeps its payload, quieted, and takes the new sign) and `.ftz` flushes a
+//! NaN (f64 returns the NaN quieted, its sign unchanged) and `.ftz` flushes a
 //! subnormal; `copysign` is a bit operation.
 
 use crate::kernels::simd::{Simd, Unsigned};
@@ -68,10 +68,7 @@ fn set_sign<B: Unsigned>(fmt: Format, a: B, sign: B, ftz: bool) -> B {
     let sign_bit = B::splat_bits(fmt.sign_bit());
     let x = if ftz { flush_subnormal(fmt, a) } else { a };
     let r = (x & !sign_bit) | sign;
-    let nan_result = if fmt == Format::F64 {
-        ((a | B::splat_bits(fmt.quiet_bit())) & !sign_bit) | sign
-    } else {
-        B::splat_bits(fmt.canonical_nan())
-    };
+    let nan_result =
+        if fmt == Format::F64 { a | B::splat_bits(fmt.quiet_bit()) } else { B::splat_bits(fmt.canonical_nan()) };
     is_nan(fmt, a).select(nan_result, r)
 }

@@ -3,6 +3,10 @@
 use super::{interpolate, pack, sq, tables, F32, NAN};
 use crate::format::Class;
 
+/// The rounding constant the datapath adds to its accumulator before it keeps the 24-bit
+/// significand (`>> 15`); MUFU.RCP64H adds the same and keeps 21 bits.
+pub(crate) const ROUND: i64 = 0x47E7;
+
 /// MUFU.RCP of the f32 `x` (bit pattern in, bit pattern out).
 ///
 /// Datapath (Tesla SFU, envytools `sfu_rcp`) \[RE, SEMANTICS §2.2\]: with the fraction split as
@@ -26,7 +30,7 @@ pub fn rcp(x: u32) -> u32 {
             let frac = x & 0x7F_FFFF;
             let row = tables().rcp[(frac >> 16) as usize];
             let xl = frac & 0xFFFF;
-            let q = (interpolate(row, 13, xl, sq(xl << 1), 0) + 0x47E7) >> 15;
+            let q = (interpolate(row, 13, xl, sq(xl << 1), 0) + ROUND) >> 15;
             pack(neg, 253 - e, q as u32)
         }
     }

@@ -3,6 +3,10 @@
 use super::{interpolate, pack, sq, tables, F32, NAN};
 use crate::format::Class;
 
+/// The rounding constant the datapath adds to its accumulator before it keeps the 24-bit
+/// significand (`>> 16`); MUFU.RSQ64H adds the same and keeps 21 bits.
+pub(crate) const ROUND: i64 = 0x7FFF;
+
 /// MUFU.RSQ of the f32 `x` (bit pattern in, bit pattern out).
 ///
 /// Datapath (Tesla SFU, envytools `sfu_rsqrt`) \[RE, SEMANTICS §2.2\]: with e = e_in − 127,
@@ -32,7 +36,7 @@ pub fn rsq(x: u32) -> u32 {
             }
             let row = tables().rsqrt[(f >> 17) as usize];
             let xl = f & 0x1_FFFF;
-            let q = (interpolate(row, 14, xl, sq(xl), 2) + 0x7FFF) >> 16;
+            let q = (interpolate(row, 14, xl, sq(xl), 2) + ROUND) >> 16;
             pack(false, 126 - half, q as u32)
         }
     }

@@ -24,7 +24,7 @@ pub(crate) fn add_in<S: Sig>(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bo
     }
     match (Term::<S>::of(fmt.unpack(a, ftz)), Term::<S>::of(fmt.unpack(b, ftz))) {
         (Some(x), Some(y)) => add_terms(fmt, x, y, rnd, ftz),
-        _ => nan::propagate(fmt, &[a, b]),
+        _ => nan::propagate(fmt, &nan::in_order([a, b], nan::F64_NAN_ORDER)),
     }
 }
 

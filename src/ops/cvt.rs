@@ -9,33 +9,42 @@ use crate::round::{round_pack_sig, Rounding};
 ///
 /// `.ftz` flushes subnormal inputs and results only where they are f32 [DOC PTX cvt: "applies
 /// only to single precision (.f32) inputs and results"]; tininess is decided after rounding
-/// with an unbounded exponent, as for arithmetic (SEMANTICS §5). Every significand (at most
-/// 53 bits) is rounded in 64-bit arithmetic.
+/// with an unbounded exponent, as for arithmetic (SEMANTICS §5). Except: `cvt.{rn,rz,rm,rp}
+/// .ftz.f16.f32` converts a subnormal f32 input as it is \[HW: H200 capture,
+/// data/hardware/h200-sm90/, `cvt.rm.ftz.f16.f32(0x80000001)` = 0x8001; the erratum ZLUDA's
+/// conformance suite (vosen/ptx_tests, `float_to_float_input_ftz`) records for the float
+/// roundings\]; to bf16 and f64 the input is flushed \[HW, same capture\]. Every significand
+/// (at most 53 bits) is rounded in 64-bit arithmetic.
 #[inline]
 pub fn cvt(from: Format, to: Format, a: u64, rnd: Rounding, ftz: bool) -> u64 {
-    let ftz_in = ftz && from == Format::F32;
+    let ftz_in = ftz && from == Format::F32 && to != Format::F16;
     let ftz_out = ftz && to == Format::F32;
     match from.unpack(a, ftz_in) {
-        Unpacked::Nan => convert_nan(from, to, a),
+        Unpacked::Nan => convert_nan(from, to, a, ftz),
         Unpacked::Inf { neg } => to.inf(neg),
         Unpacked::Zero { neg } => to.zero(neg),
         Unpacked::Finite { neg, exp, sig } => round_pack_sig(to, neg, exp, sig, rnd, ftz_out),
     }
 }
 
-/// The NaN a conversion writes.
+/// The NaN a conversion writes (\[HW\]: every rule below held on an H200 for every NaN among
+/// 2^20 edge-biased inputs per spelling, data/hardware/h200-sm90/):
 ///
-/// - to f16 or bf16: the canonical 0x7FFF \[PTXAS fold, SEMANTICS §4\];
-/// - f16 to f32: the canonical 0x7FFFFFFF (`HADD2.F32`) \[PTXAS fold\]; f16 to f64 goes the
-///   same way and widens that NaN \[INF\];
-/// - f32 to f64, bf16 to f32/f64: sign and payload kept (left-aligned), quieted
-///   \[PTXAS fold for f32; INF for bf16, whose widening is a bit shift\];
-/// - f64 to f32: sign kept, payload truncated to its top bits, quieted \[PTXAS fold\].
-fn convert_nan(from: Format, to: Format, a: u64) -> u64 {
+/// - f64 to any narrower format: sign kept, payload truncated to its top bits, quieted
+///   (`cvt.rn.f16.f64(0x7FF1000000000000)` = 0x7E40);
+/// - f32, f16 or bf16 to f16 or bf16, and f16 to f32: the canonical NaN (0x7FFF, 0x7FFFFFFF);
+/// - f16 or f32 to f64: sign and payload kept (left-aligned), quieted;
+/// - bf16 to f32: the bits shifted, not quieted (`cvt.f32.bf16(0x7F81)` = 0x7F810000); bf16 to
+///   f64: sign and payload kept, quieted;
+/// - with `.ftz`, a NaN from or to f32 other than f64 to f32 becomes the f32 canonical NaN
+///   (`cvt.ftz.f64.f32(0x7FC00000)` = 0x7FFFFFFFE0000000, `cvt.ftz.f32.bf16(0x7FC0)` =
+///   0x7FFFFFFF).
+fn convert_nan(from: Format, to: Format, a: u64, ftz: bool) -> u64 {
     match (from, to) {
-        (_, Format::F16 | Format::BF16) => to.canonical_nan(),
-        (Format::F16, Format::F32) => Format::F32.canonical_nan(),
-        (Format::F16, Format::F64) => realign_nan(Format::F32, to, Format::F32.canonical_nan()),
+        (Format::F64, _) => realign_nan(from, to, a),
+        (_, Format::F16 | Format::BF16) | (Format::F16, Format::F32) => to.canonical_nan(),
+        _ if ftz => realign_nan(Format::F32, to, Format::F32.canonical_nan()),
+        (Format::BF16, Format::F32) => a << 16,
         _ => realign_nan(from, to, a),
     }
 }

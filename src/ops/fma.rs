@@ -32,7 +32,7 @@ pub(crate) fn fma_in<S: Sig>(fmt: Format, a: u64, b: u64, c: u64, rnd: Rounding,
     let terms =
         (Term::<S>::of(fmt.unpack(a, ftz)), Term::<S>::of(fmt.unpack(b, ftz)), Term::<S>::of(fmt.unpack(c, ftz)));
     let (Some(x), Some(y), Some(z)) = terms else {
-        return nan::propagate(fmt, &[a, b, c]);
+        return nan::propagate(fmt, &nan::in_order([a, b, c], nan::F64_NAN_ORDER_FMA));
     };
     let neg = fmt.is_neg(a) != fmt.is_neg(b);
     let product = match (x, y) {

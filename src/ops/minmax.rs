@@ -51,7 +51,7 @@ pub fn minmax(fmt: Format, which: Extreme, operands: &[u64], m: MinMaxModifiers)
 
 fn select(fmt: Format, which: Extreme, x: u64, y: u64, nan_mode: bool) -> u64 {
     match (fmt.is_nan(x), fmt.is_nan(y)) {
-        (true, true) => nan::propagate(fmt, &[x, y]),
+        (true, true) => nan::propagate(fmt, &nan::in_order([x, y], nan::F64_NAN_ORDER)),
         (true, false) | (false, true) if nan_mode => fmt.canonical_nan(),
         (true, false) => y,
         (false, true) => x,

@@ -28,7 +28,7 @@ pub(crate) fn mul_in<S: Sig>(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bo
         return round_pack_sig(fmt, neg, v.exp + w.exp, v.sig * w.sig, rnd, ftz);
     }
     match (fmt.unpack(a, ftz), fmt.unpack(b, ftz)) {
-        (Nan, _) | (_, Nan) => nan::propagate(fmt, &[a, b]),
+        (Nan, _) | (_, Nan) => nan::propagate(fmt, &nan::in_order([a, b], nan::F64_NAN_ORDER)),
         (Inf { .. }, Zero { .. }) | (Zero { .. }, Inf { .. }) => nan::invalid(fmt),
         (Inf { .. }, _) | (_, Inf { .. }) => fmt.inf(neg),
         (Zero { .. }, _) | (_, Zero { .. }) => fmt.zero(neg),

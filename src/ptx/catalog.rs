@@ -221,7 +221,7 @@ fn spelling_min_sm(mut entries: Vec<CatalogEntry>) -> Vec<CatalogEntry> {
 
 /// `cvt` between the floating-point types (PTX `cvt`): a rounding modifier is required when the
 /// destination cannot hold every source value and forbidden otherwise; `.ftz` only where one
-/// side is f32; `.sat` for f16/f32/f64 destinations; `.relu` on the `.rn`/`.rz` f32 → f16/bf16
+/// side is f32; `.sat` for f16/f32/f64 destinations from sources other than bf16; `.relu` on the `.rn`/`.rz` f32 → f16/bf16
 /// forms, which also come packed (`cvt.rn.f16x2.f32 d, a, b`).
 fn push_conversions(b: &mut Builder) {
     use Type::*;
@@ -233,7 +233,9 @@ fn push_conversions(b: &mut Builder) {
             }
             let modes: &[Mode] = if widens(from, to) { &[Mode::Default] } else { &ROUNDED };
             let ftz: &[bool] = if to == F32 || from == F32 { &BOTH } else { &NO };
-            let sat: &[bool] = if to == BF16 { &NO } else { &BOTH };
+            // No `.sat` to or from bf16: ptxas (12.9, and the CUDA 13.0 driver's JIT) rejects
+            // `cvt.sat.f32.bf16` and the other bf16-source forms ("Illegal modifier '.sat'").
+            let sat: &[bool] = if to == BF16 || from == BF16 { &NO } else { &BOTH };
             let bf16 = to == BF16 || from == BF16;
             for &mode in modes {
                 for &ftz in ftz {

@@ -140,3 +140,89 @@ fn targets_do_not_change_rcp_rsqrt_results() {
         assert_eq!(a, b);
     }
 }
+
+/// `v100_exp2f_exhaustive.json`: CUDA's exp2f (= `ex2.approx.f32`, non-ftz) on a Tesla V100
+/// (sm_70) over every finite float (n = 0..0x7F7FFFFF and its negation) against the correctly
+/// rounded binary32 value with subnormals (MPFR there; CORE-MATH's `exp2f`, also correctly
+/// rounded, here): 189,192,458 inputs differ in some bit, 983,637 are two or more steps away by
+/// the log's recipe trunc(|y − z| / |nextafterf(z, y) − z|) > 1, and the worst input 0xC2FC500A
+/// gives 0x0072DAF3 against 0x0072DAF5. Source: github.com/VinInn/ctest, cuda/fullCheckAll.log.
+#[test]
+#[ignore = "exhaustive tier: run with --include-ignored"]
+fn v100_exp2f_fingerprint() {
+    use rayon::prelude::*;
+    let ex2 = instr("ex2.approx.f32");
+    let target: Target = "sm_70".parse().unwrap();
+    let steps = |y: f32, z: f32| -> u64 {
+        let toward = if y > z { f32::from_bits(next_up(z)) } else { f32::from_bits(next_down(z)) };
+        ((f64::from(y) - f64::from(z)).abs() / (f64::from(toward) - f64::from(z)).abs()).trunc() as u64
+    };
+    const BLOCK: u32 = 1 << 16;
+    let (errors, errors2) = (0..0x7F80_0000u32 / BLOCK)
+        .into_par_iter()
+        .map(|b| {
+            let xs: Vec<u32> = (b * BLOCK..(b + 1) * BLOCK).flat_map(|n| [n, n | 0x8000_0000]).collect();
+            let mut ys = vec![0u32; xs.len()];
+            ex2.eval_batch(target, &[&xs[..]], &mut ys).unwrap();
+            let (mut e, mut e2) = (0u64, 0u64);
+            for (&x, &y) in xs.iter().zip(&ys) {
+                let z = core_math::exp2f(f32::from_bits(x));
+                if y != z.to_bits() {
+                    e += 1;
+                    e2 += u64::from(steps(f32::from_bits(y), z) > 1);
+                }
+            }
+            (e, e2)
+        })
+        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    assert_eq!((errors, errors2), (189_192_458, 983_637));
+    assert_eq!(ex2.eval_on(target, &[0xC2FC_500A]).unwrap(), 0x0072_DAF3);
+    assert_eq!(core_math::exp2f(f32::from_bits(0xC2FC_500A)).to_bits(), 0x0072_DAF5);
+}
+
+/// The next float above / below a finite `z` (as C's nextafterf).
+fn next_up(z: f32) -> u32 {
+    let b = z.to_bits();
+    match (b >> 31 != 0, b & 0x7FFF_FFFF) {
+        (true, 0) => 1,
+        (true, _) => b - 1,
+        (false, _) => b + 1,
+    }
+}
+
+fn next_down(z: f32) -> u32 {
+    let b = z.to_bits();
+    match (b >> 31 != 0, b & 0x7FFF_FFFF) {
+        (false, 0) => 0x8000_0001,
+        (false, _) => b - 1,
+        (true, _) => b + 1,
+    }
+}
+
+/// `nvidia_statements.json`: NVIDIA's figure for `rsqrt.approx.f32` (MUFU.RSQ plus the two
+/// FMULs of the non-ftz lowering) is "an accuracy over the entire range of 1.51 ulps"
+/// (NVIDIA/cccl pull request 5375): the maximum over every positive finite input, against
+/// CORE-MATH's correctly rounded rsqrt in f64, measured in units of the last place of f32
+/// values in the exact result's binade, must round to 1.51.
+#[test]
+#[ignore = "exhaustive tier: run with --include-ignored"]
+fn rsqrt_whole_range_maximum_is_nvidias_1_51_ulps() {
+    use rayon::prelude::*;
+    let rsqrt = instr("rsqrt.approx.f32");
+    const BLOCK: u32 = 1 << 16;
+    let max = (1..0x7F80_0000u32 / BLOCK + 1)
+        .into_par_iter()
+        .map(|b| {
+            let xs: Vec<u32> = ((b - 1) * BLOCK..b * BLOCK).filter(|&n| n != 0).collect();
+            let mut ys = vec![0u32; xs.len()];
+            rsqrt.eval_batch(Target::DEFAULT, &[&xs[..]], &mut ys).unwrap();
+            xs.iter().zip(&ys).fold(0f64, |m, (&x, &y)| {
+                let exact = core_math::rsqrt(f64::from(f32::from_bits(x)));
+                // The f32 spacing of exact's binade (every result here is normal).
+                let e = ((exact.to_bits() >> 52) & 0x7FF) as i32 - 1023;
+                m.max((f64::from(f32::from_bits(y)) - exact).abs() / 2f64.powi(e - 23))
+            })
+        })
+        .reduce(|| 0.0, f64::max);
+    assert_eq!((max * 100.0).round() / 100.0, 1.51, "maximum {max} ulp");
+}

@@ -32,14 +32,14 @@ pub fn in_order<const K: usize>(operands: [u64; K], order: [usize; K]) -> [u64; 
     order.map(|i| operands[i])
 }
 
-/// The magnitude of the "OOB NaN" that makes `fma.oob` return +0 (PTX 9.7.4.4 refers to the
-/// tensor section for its encoding, which the excerpts lack): 0x7FF7 in f16 and in bf16, with
-/// either sign \[HW: on an H200, sm_90, among 2^20 edge-biased inputs per `fma.rn.oob{.relu}`
-/// spelling every operand ±0x7FF7 gave +0 and every other NaN (0x7FFF included) a NaN;
-/// data/hardware/h200-sm90/\].
+/// The magnitude of the "OOB NaN" that makes `fma.oob` return +0 when it is a multiplicand
+/// (PTX 9.7.4.4 refers to the tensor section for its encoding, which the excerpts lack): 0x7FF7
+/// in f16 and in bf16, with either sign \[HW: on an H200, sm_90, among 2^20 edge-biased inputs
+/// per `fma.rn.oob{.relu}` spelling every `a` or `b` of ±0x7FF7 gave +0, while a `c` of ±0x7FF7
+/// and every other NaN (0x7FFF included) gave a NaN; data/hardware/h200-sm90/\].
 pub const OOB_NAN_MAGNITUDE: u16 = 0x7FF7;
 
-/// Whether a 16-bit operand is the OOB NaN ([`OOB_NAN_MAGNITUDE`], either sign).
+/// Whether a 16-bit multiplicand is the OOB NaN ([`OOB_NAN_MAGNITUDE`], either sign).
 #[inline(always)]
 pub const fn is_oob_nan(x: u64) -> bool {
     x & 0x7FFF == OOB_NAN_MAGNITUDE as u64

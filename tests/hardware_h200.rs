@@ -123,7 +123,7 @@ fn cvt_ftz_f16_f32_converts_subnormal_inputs_as_they_are() {
 }
 
 #[test]
-fn fma_oob_zeroes_for_the_nan_0x7ff7_of_either_sign() {
+fn fma_oob_zeroes_for_a_multiplicand_0x7ff7_of_either_sign() {
     for spelling in ["fma.rn.oob.f16", "fma.rn.oob.relu.f16"] {
         check(
             spelling,
@@ -133,6 +133,9 @@ fn fma_oob_zeroes_for_the_nan_0x7ff7_of_either_sign() {
                 (&[0x7FF7, 0x7C07, 0x0000], 0x0000),
                 (&[0xFFF7, 0x03FF, 0x4402], 0x0000),
                 (&[0x8F01, 0xFFF7, 0x7001], 0x0000),
+                // As the addend it is an ordinary NaN (the second run, 2^18 samples).
+                (&[0x1781, 0xBDFF, 0xFFF7], 0x7FFF),
+                (&[0x4E3C, 0xE829, 0x7FF7], 0x7FFF),
             ],
         );
     }
@@ -144,6 +147,7 @@ fn fma_oob_zeroes_for_the_nan_0x7ff7_of_either_sign() {
                 (&[0x7FF7, 0x7C07, 0x0000], 0x0000),
                 (&[0xFFF7, 0x007F, 0x2882], 0x0000),
                 (&[0x8F01, 0xFFF7, 0x2E03], 0x0000),
+                (&[0xBC76, 0x431E, 0xFFF7], 0x7FFF),
             ],
         );
     }
@@ -152,6 +156,8 @@ fn fma_oob_zeroes_for_the_nan_0x7ff7_of_either_sign() {
         &[
             (&[0x7C07_7FF7, 0xE440_0000, 0x846E_0AA6], 0x7FFF_0000),
             (&[0x03FF_FFF7, 0x3E75_4402, 0x6388_2823], 0x6388_0000),
+            (&[0xD00F_B092, 0x6528_AD45, 0x9700_FFF7], 0x0000_7FFF),
+            (&[0xD7A5_11DB, 0xB07B_AC00, 0xFFF7_303E], 0x7FFF_303E),
         ],
     );
 }

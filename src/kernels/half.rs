@@ -314,8 +314,8 @@ fn flush<H: Half, const FTZ: bool>(h: [u16; N]) -> u16x16 {
     h & (normal | u16x16::splat(H::FMT.sign_bit() as u16))
 }
 
-/// The result modifiers, in the order of [`Instr`]'s scalar evaluation: `.oob` (+0 when an
-/// operand is the OOB NaN ±[`crate::nan::OOB_NAN_MAGNITUDE`]), then `.relu` (negative and
+/// The result modifiers, in the order of [`Instr`]'s scalar evaluation: `.oob` (+0 when a
+/// multiplicand is the OOB NaN ±[`crate::nan::OOB_NAN_MAGNITUDE`]), then `.relu` (negative and
 /// −0 → +0; a NaN result is already canonical), then `.sat`.
 #[inline(always)]
 fn clamp<H: Half, const K: usize>(instr: &Instr, ops: [[u16; N]; K], r: u32x16) -> [u16; N] {
@@ -323,8 +323,8 @@ fn clamp<H: Half, const K: usize>(instr: &Instr, ops: [[u16; N]; K], r: u32x16) 
     let mods = instr.modifiers();
     let mut r = r;
     if mods.oob {
-        for op in ops {
-            let magnitude = u16x16::new(op) & u16x16::splat(0x7FFF);
+        for op in &ops[..2] {
+            let magnitude = u16x16::new(*op) & u16x16::splat(0x7FFF);
             let oob = magnitude.simd_eq(u16x16::splat(crate::nan::OOB_NAN_MAGNITUDE));
             r = <f32x16 as Lanes>::select(u32x16::new(each(oob.to_array(), |m| m as i16 as u32)), u32x16::ZERO, r);
         }

@@ -305,12 +305,12 @@ impl Instr {
     /// The result modifiers, in the order the hardware applies them: `.oob`, then `.relu` or
     /// `.sat`.
     ///
-    /// `.oob` forces +0 when an operand is the "OOB NaN" of tensor loads \[DOC PTX 9.7.4.4\],
-    /// ±0x7FF7 \[HW, [`crate::nan::OOB_NAN_MAGNITUDE`]\].
+    /// `.oob` forces +0 when a multiplicand (`a` or `b`) is the "OOB NaN" of tensor loads
+    /// \[DOC PTX 9.7.4.4\], ±0x7FF7 \[HW, [`crate::nan::OOB_NAN_MAGNITUDE`]\].
     #[cold]
     #[inline(never)]
     fn clamp(&self, fmt: Format, x: &[u64], r: u64) -> u64 {
-        let r = if self.mods.oob && x.iter().any(|&v| crate::nan::is_oob_nan(v)) { 0 } else { r };
+        let r = if self.mods.oob && x[..2].iter().any(|&v| crate::nan::is_oob_nan(v)) { 0 } else { r };
         let r = if self.mods.relu { relu(fmt, r) } else { r };
         if self.mods.sat {
             saturate(fmt, r)

@@ -154,7 +154,7 @@ fn v100_exp2f_fingerprint() {
     let ex2 = instr("ex2.approx.f32");
     let target: Target = "sm_70".parse().unwrap();
     let steps = |y: f32, z: f32| -> u64 {
-        let toward = if y > z { f32::from_bits(next_up(z)) } else { f32::from_bits(next_down(z)) };
+        let toward = if y > z { z.next_up() } else { z.next_down() };
         ((f64::from(y) - f64::from(z)).abs() / (f64::from(toward) - f64::from(z)).abs()).trunc() as u64
     };
     const BLOCK: u32 = 1 << 16;
@@ -178,25 +178,6 @@ fn v100_exp2f_fingerprint() {
     assert_eq!((errors, errors2), (189_192_458, 983_637));
     assert_eq!(ex2.eval_on(target, &[0xC2FC_500A]).unwrap(), 0x0072_DAF3);
     assert_eq!(core_math::exp2f(f32::from_bits(0xC2FC_500A)).to_bits(), 0x0072_DAF5);
-}
-
-/// The next float above / below a finite `z` (as C's nextafterf).
-fn next_up(z: f32) -> u32 {
-    let b = z.to_bits();
-    match (b >> 31 != 0, b & 0x7FFF_FFFF) {
-        (true, 0) => 1,
-        (true, _) => b - 1,
-        (false, _) => b + 1,
-    }
-}
-
-fn next_down(z: f32) -> u32 {
-    let b = z.to_bits();
-    match (b >> 31 != 0, b & 0x7FFF_FFFF) {
-        (false, 0) => 0x8000_0001,
-        (false, _) => b - 1,
-        (true, _) => b + 1,
-    }
 }
 
 /// `nvidia_statements.json`: NVIDIA's figure for `rsqrt.approx.f32` (MUFU.RSQ plus the two

@@ -255,17 +255,10 @@ pub(super) fn luts() -> &'static Luts {
     &LUTS
 }
 
-/// The SFU's truncated squarer `sq(v)` of a 17-bit `v` (SEMANTICS §2.2), per lane, with 7
-/// partial products instead of 17: `sq(v) = (a² >> 1) + Σ_{j=2..8} v_j·(a >> (9 − j))` with
-/// `a = v >> 9`.
-///
-/// Why: `2·sq(v) + v_0` is Σ v_i·v_j·2^(i+j−18) over the bit pairs with i + j ≥ 18
-/// (partial product i is `v >> (18 − i)`), a symmetric sum. The pairs of two bits of `a`
-/// (bits 9..16) all qualify and give a²; pairs of two bits of v[8:0] never do; the mixed pairs
-/// come twice and give the sum above. `tests::squarer_split_is_exact` checks all 2^17 inputs.
-///
-/// With AVX2 and AVX-512 the sixteen lanes' `w = v >> 1` (< 2^16) go into the 16-bit lanes of
-/// one 256-bit vector ([`sq_words`]); at the baseline, the scalar squarer of each lane.
+/// The SFU's truncated squarer `sq(v)` of a 17-bit `v` (SEMANTICS §2.2), per lane, by the
+/// split into 7 partial products that [`crate::mufu::sq`] explains. With AVX2 and AVX-512 the
+/// sixteen lanes' `w = v >> 1` (< 2^16) go into the 16-bit lanes of one 256-bit vector
+/// ([`sq_words`]); at the baseline, the scalar squarer of each lane.
 #[inline(always)]
 pub(super) fn sq<L: Isa>(v: U) -> U {
     #[cfg(target_arch = "x86_64")]

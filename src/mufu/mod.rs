@@ -131,9 +131,18 @@ impl Tables {
 /// The SFU's truncated squarer: `(Σ_{i<17, bit i of v set} v >> (18 − i)) >> 1`, which
 /// approximates v²/2^19 for a 17-bit `v` by summing truncated partial products
 /// \[RE, SEMANTICS §2.2\].
+///
+/// Computed with 7 partial products instead of 17: `sq(v) = (a² >> 1) + Σ_{j=2..8} v_j·(a >> (9 − j))`
+/// with `a = v >> 9`. `2·sq(v) + v_0` is Σ v_i·v_j·2^(i+j−18) over the bit pairs with
+/// i + j ≥ 18 (partial product i is `v >> (18 − i)`), a symmetric sum: the pairs of two bits of
+/// `a` (bits 9..16) all qualify and give a²; pairs of two bits of v[8:0] never do; the mixed
+/// pairs come twice and give the sum. `tests::squarer_is_the_sum_of_partial_products` checks
+/// all 2^17 inputs against the 17-product definition.
+#[inline]
 pub(crate) fn sq(v: u32) -> u32 {
-    let sum: u32 = (0..17).filter(|i| v >> i & 1 != 0).map(|i| v >> (18 - i)).sum();
-    sum >> 1
+    let a = v >> 9;
+    let mixed: u32 = (2..=8).map(|j| (v >> j & 1) * (a >> (9 - j))).sum();
+    ((a * a) >> 1) + mixed
 }
 
 /// The quadratic interpolation `(c0 << s0) + c1·x + ((c2·x2) << s2)` of one table row, with
@@ -206,6 +215,19 @@ mod tests {
     fn csv_keeps_its_licence_notice() {
         assert!(TABLES_CSV.contains("Permission is hereby granted, free of charge"));
         assert!(TABLES_CSV.contains("envytools"));
+    }
+
+    /// The squarer as the SFU's datapath defines it: the 17 truncated partial products.
+    fn sq_by_partial_products(v: u32) -> u32 {
+        let sum: u32 = (0..17).filter(|i| v >> i & 1 != 0).map(|i| v >> (18 - i)).sum();
+        sum >> 1
+    }
+
+    #[test]
+    fn squarer_is_the_sum_of_partial_products() {
+        for v in 0..1u32 << 17 {
+            assert_eq!(sq(v), sq_by_partial_products(v), "sq({v:#x})");
+        }
     }
 
     #[test]

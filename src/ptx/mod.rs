@@ -9,5 +9,5 @@ mod target;
 
 pub use eval::EvalError;
 pub use instr::{Evidence, Instr, Mode, Modifiers, MufuFn, Opcode, RroMode, Type};
-pub use parse::ParseError;
+pub use parse::{ParseError, ParseErrorKind};
 pub use target::{Target, KNOWN_SM};

@@ -13,7 +13,18 @@ use crate::round::Rounding;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseError {
     pub spelling: String,
+    pub kind: ParseErrorKind,
+    /// What is wrong and what is legal instead.
     pub message: String,
+}
+
+/// The two ways a spelling fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ParseErrorKind {
+    /// A word that is no mnemonic, modifier or type of it, or words in the wrong place.
+    Unknown,
+    /// Known words whose combination PTX does not have (an illegal modifier or type).
+    Illegal,
 }
 
 impl fmt::Display for ParseError {
@@ -33,9 +44,9 @@ impl FromStr for Instr {
     type Err = ParseError;
 
     fn from_str(s: &str) -> Result<Instr, ParseError> {
-        let fail = |message: String| ParseError { spelling: s.to_string(), message };
-        let candidate = tokenize(s).map_err(fail)?;
-        resolve(candidate).map_err(fail)
+        let fail = |kind| move |message: String| ParseError { spelling: s.to_string(), kind, message };
+        let candidate = tokenize(s).map_err(fail(ParseErrorKind::Unknown))?;
+        resolve(candidate).map_err(fail(ParseErrorKind::Illegal))
     }
 }
 
@@ -43,7 +54,11 @@ impl Instr {
     /// Build an instruction from its parts; fails exactly when the spelling would.
     pub fn from_parts(opcode: Opcode, mode: Mode, mods: Modifiers, ty: Type) -> Result<Instr, ParseError> {
         let candidate = Instr::candidate(opcode, mode, mods, ty);
-        resolve(candidate).map_err(|message| ParseError { spelling: candidate.to_string(), message })
+        resolve(candidate).map_err(|message| ParseError {
+            spelling: candidate.to_string(),
+            kind: ParseErrorKind::Illegal,
+            message,
+        })
     }
 
     /// The catalog entries of this spelling (one per legal operand count).

@@ -180,6 +180,7 @@ impl Instr {
         if !self.takes(sources.len()) {
             return Err(BatchError::Arity { instr: instr(), legal: self.operand_counts(), got: sources.len() });
         }
+        target.check_operand_count(self, sources.len()).map_err(BatchError::Target)?;
         for (operand, src) in sources.iter().enumerate() {
             if src.len() != len {
                 return Err(BatchError::Length { instr: instr(), operand, len: src.len(), expected: len });

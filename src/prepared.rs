@@ -47,11 +47,14 @@ impl Prepared {
         self.target
     }
 
-    /// One evaluation, as [`Instr::eval_on`] without its target check: the operand count and
-    /// widths are checked, nothing is allocated unless they fail.
+    /// One evaluation, as [`Instr::eval_on`] with the target checked once when it was
+    /// prepared: the operand count (and whether the target has the instruction with that
+    /// count) and the widths are checked, nothing is allocated unless they fail.
     #[inline]
     pub fn eval(&self, operands: &[u64]) -> Result<u64, EvalError> {
         self.instr.check_operands(operands)?;
+        let count = self.target.check_operand_count(&self.instr, operands.len());
+        count.map_err(|message| EvalError::Target { message })?;
         Ok(self.instr.eval_unchecked(self.target, operands))
     }
 
@@ -76,7 +79,9 @@ mod tests {
         let mut rng = crate::sweep::domain::Rng::for_case(11, 0);
         for e in catalog::entries() {
             let lowest = Target::new(e.min_sm.max(50)).unwrap();
-            let target = if Target::DEFAULT.check(&e.instr).is_ok() { Target::DEFAULT } else { lowest };
+            let on_default =
+                Target::DEFAULT.check(&e.instr).and(Target::DEFAULT.check_operand_count(&e.instr, e.sources));
+            let target = if on_default.is_ok() { Target::DEFAULT } else { lowest };
             let p = Prepared::new(e.instr, target).unwrap();
             let (sb, db) = (e.instr.source_type(0).bits(), e.instr.result_bits());
             let mask = |bits: u32| if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };

@@ -117,7 +117,7 @@ fn from_f16_and_bf16_every_operand() {
     let levels = levels();
     let every: Vec<u64> = (0..1 << 16).collect();
     spellings().par_iter().filter(|(i, _)| source(i).bits() == 16).for_each(|(instr, target)| {
-        tally.add(compare(instr, *target, &levels, &[every.clone()]));
+        tally.add(compare(instr, *target, &levels, std::slice::from_ref(&every)));
     });
     tally.check("cvt from f16 and bf16");
 }

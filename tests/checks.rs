@@ -59,12 +59,18 @@ fn rro_exists_only_before_sm_70() {
 #[test]
 fn the_lowest_architecture_spans_every_operand_count() {
     // min.f32 has two operands from sm_10 and three from sm_100: the spelling exists on every
-    // target, with either count, as before.
+    // target, its three-operand form only from sm_100.
     let min = instr("min.f32");
     assert_eq!(min.min_sm(), 10);
-    assert_eq!(min.eval_on(sm(50), &[0x3F80_0000, 0x4000_0000, 0]), Ok(0));
+    assert_eq!(min.min_sm_with(3), 100);
+    assert_eq!(min.eval_on(sm(50), &[0x3F80_0000, 0x4000_0000]), Ok(0x3F80_0000));
+    assert_eq!(min.eval_on(sm(100), &[0x3F80_0000, 0x4000_0000, 0]), Ok(0));
+    assert_eq!(
+        eval_on_error("min.f32", sm(90), &[0x3F80_0000, 0x4000_0000, 0]),
+        "min.f32 with 3 operands requires sm_100 or newer; the target is sm_90 (choose it with --arch)"
+    );
     // Every catalog entry's instruction carries its spelling's lowest architecture, which is
-    // what parsing the spelling gives.
+    // what parsing the spelling gives; it is the parsed instruction.
     let mut lowest_of: HashMap<String, u32> = HashMap::new();
     for e in entries() {
         let sm = lowest_of.entry(e.instr.to_string()).or_insert(u32::MAX);
@@ -75,6 +81,7 @@ fn the_lowest_architecture_spans_every_operand_count() {
         let lowest = lowest_of[&spelling];
         assert_eq!(e.instr.min_sm(), lowest, "{spelling}");
         assert_eq!(instr(&spelling).min_sm(), lowest, "{spelling}");
+        assert_eq!(instr(&spelling), e.instr, "{spelling}");
     }
 }
 

@@ -198,7 +198,8 @@ fn write_cases() -> PathBuf {
         let instr: Instr = e.instr;
         let lowest = Target::new(e.min_sm.max(50)).expect("a known architecture");
         let mut targets = vec![lowest];
-        if Target::DEFAULT != lowest && Target::DEFAULT.check(&instr).is_ok() {
+        let on_default = Target::DEFAULT.check(&instr).and(Target::DEFAULT.check_operand_count(&instr, e.sources));
+        if Target::DEFAULT != lowest && on_default.is_ok() {
             targets.push(Target::DEFAULT);
         }
         let cases = tuples(instr.source_type(0).bits(), e.sources);

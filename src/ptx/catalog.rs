@@ -57,7 +57,7 @@ struct Builder(Vec<CatalogEntry>);
 
 impl Builder {
     fn push(&mut self, opcode: Opcode, mode: Mode, mods: Modifiers, ty: Type, sources: usize, min_sm: u32) {
-        let instr = Instr::candidate(opcode, mode, mods, ty).resolved(1 << sources, min_sm);
+        let instr = Instr::candidate(opcode, mode, mods, ty).resolved([(sources, min_sm)]);
         self.0.push(CatalogEntry { instr, sources, min_sm });
     }
 
@@ -200,21 +200,21 @@ fn build() -> Vec<CatalogEntry> {
     }
 
     push_conversions(&mut b);
-    spelling_min_sm(b.0)
+    whole_spellings(b.0)
 }
 
-/// Give every entry's instruction the lowest architecture of its spelling (over all its
-/// operand counts), as parsing the spelling does, so that an entry's instruction passes the
-/// same target checks as the parsed one.
-fn spelling_min_sm(mut entries: Vec<CatalogEntry>) -> Vec<CatalogEntry> {
+/// Give every entry's instruction what parsing its spelling gives: every operand count of the
+/// spelling with the lowest architecture of each, so that an entry's instruction is the parsed
+/// one and passes the same target checks.
+fn whole_spellings(mut entries: Vec<CatalogEntry>) -> Vec<CatalogEntry> {
     let key = |i: &Instr| (i.opcode, i.mode, i.mods, i.ty);
-    let mut lowest: HashMap<_, u8> = HashMap::new();
+    let mut counts: HashMap<_, Vec<(usize, u32)>> = HashMap::new();
     for e in &entries {
-        let sm = lowest.entry(key(&e.instr)).or_insert(u8::MAX);
-        *sm = (*sm).min(e.instr.min_sm);
+        counts.entry(key(&e.instr)).or_default().push((e.sources, e.min_sm));
     }
     for e in &mut entries {
-        e.instr.min_sm = lowest[&key(&e.instr)];
+        let i = e.instr;
+        e.instr = Instr::candidate(i.opcode, i.mode, i.mods, i.ty).resolved(counts[&key(&i)].iter().copied());
     }
     entries
 }

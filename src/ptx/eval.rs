@@ -149,6 +149,7 @@ impl Instr {
     pub fn eval_on(&self, target: Target, operands: &[u64]) -> Result<u64, EvalError> {
         target.check(self).map_err(|message| EvalError::Target { message })?;
         self.check_operands(operands)?;
+        target.check_operand_count(self, operands.len()).map_err(|message| EvalError::Target { message })?;
         Ok(self.eval_unchecked(target, operands))
     }
 

@@ -252,10 +252,11 @@ pub struct Instr {
     pub(crate) mode: Mode,
     pub(crate) mods: Modifiers,
     pub(crate) ty: Type,
-    /// Bit i set: the instruction takes i source operands.
-    pub(crate) arity: u8,
-    /// The lowest `sm_XX` (as XX) of the spelling's catalog entries, so that the target check
-    /// needs no catalog lookup.
+    /// Per number n < 4 of source operands: the lowest `sm_XX` (as XX) that has the spelling
+    /// with n sources, or 0 when it does not take n (three-input `min`/`max` are sm_100, their
+    /// two-input forms older).
+    pub(crate) min_sm_by_count: [u8; 4],
+    /// The lowest of them, so that the target check needs no catalog lookup.
     pub(crate) min_sm: u8,
     /// The width of a source operand word (every source has the same type).
     pub(crate) src_bits: u8,
@@ -267,15 +268,19 @@ impl Instr {
     /// An instruction not yet checked against the catalog: what the parser builds before it
     /// resolves the spelling.
     pub(crate) const fn candidate(opcode: Opcode, mode: Mode, mods: Modifiers, ty: Type) -> Instr {
-        Instr { opcode, mode, mods, ty, arity: 0, min_sm: 0, src_bits: 0, route: Route::General }
+        Instr { opcode, mode, mods, ty, min_sm_by_count: [0; 4], min_sm: 0, src_bits: 0, route: Route::General }
     }
 
-    /// A legal spelling with the operand counts of `arity` and lowest architecture `min_sm`,
-    /// with everything its checks and its evaluation need computed once.
-    pub(crate) fn resolved(self, arity: u8, min_sm: u32) -> Instr {
-        let min_sm = u8::try_from(min_sm).expect("sm_XX numbers fit in a byte");
+    /// A legal spelling with its (operand count, lowest architecture) pairs, with everything
+    /// its checks and its evaluation need computed once.
+    pub(crate) fn resolved(self, counts: impl IntoIterator<Item = (usize, u32)>) -> Instr {
+        let mut min_sm_by_count = [0u8; 4];
+        for (n, sm) in counts {
+            min_sm_by_count[n] = u8::try_from(sm).expect("sm_XX numbers fit in a byte");
+        }
+        let min_sm = min_sm_by_count.into_iter().filter(|&sm| sm != 0).min().expect("a spelling has an entry");
         let src_bits = self.source_type(0).bits() as u8;
-        let i = Instr { arity, min_sm, src_bits, ..self };
+        let i = Instr { min_sm_by_count, min_sm, src_bits, ..self };
         Instr { route: Route::of(&i), ..i }
     }
 
@@ -324,14 +329,21 @@ impl Instr {
         u32::from(self.min_sm)
     }
 
+    /// The lowest architecture that has the instruction with `n` source operands; 0 when it
+    /// does not take `n`.
+    #[inline]
+    pub fn min_sm_with(&self, n: usize) -> u32 {
+        self.min_sm_by_count.get(n).map_or(0, |&sm| u32::from(sm))
+    }
+
     /// The legal operand counts, ascending.
     pub fn operand_counts(&self) -> Vec<usize> {
-        (0..8).filter(|i| self.arity & (1 << i) != 0).collect()
+        (0..4).filter(|&n| self.takes(n)).collect()
     }
 
     /// Whether `n` source operands are legal.
     pub fn takes(&self, n: usize) -> bool {
-        n < 8 && self.arity & (1 << n) != 0
+        n < 4 && self.min_sm_by_count[n] != 0
     }
 
     /// The scalar format results are written in.

@@ -68,15 +68,11 @@ impl Instr {
 }
 
 /// Check a structurally parsed instruction against the catalog and fill in what its checks
-/// need: its arity and lowest architecture.
+/// need: its operand counts and the lowest architecture of each.
 fn resolve(candidate: Instr) -> Result<Instr, String> {
     let spelling = candidate.to_string();
     match catalog::lookup(&spelling) {
-        Some(entries) => {
-            let arity = entries.iter().fold(0u8, |acc, e| acc | (1 << e.sources));
-            let min_sm = entries.iter().map(|e| e.min_sm).min().expect("a spelling has an entry");
-            Ok(candidate.resolved(arity, min_sm))
-        }
+        Some(entries) => Ok(candidate.resolved(entries.iter().map(|e| (e.sources, e.min_sm)))),
         None => Err(diagnose(&candidate)),
     }
 }

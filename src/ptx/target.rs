@@ -54,6 +54,23 @@ impl Target {
         Ok(())
     }
 
+    /// Whether the target has `instr` with `n` source operands, which it takes: three-input
+    /// `min`/`max` need a newer target than the two-input forms. [`Target::check`] has passed.
+    #[inline]
+    pub fn check_operand_count(self, instr: &Instr, n: usize) -> Result<(), String> {
+        let min_sm = instr.min_sm_with(n);
+        if self.sm < min_sm {
+            return Err(self.lacks_with(instr, n, min_sm));
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn lacks_with(self, instr: &Instr, n: usize, min_sm: u32) -> String {
+        format!("{instr} with {n} operands requires sm_{min_sm} or newer; the target is {self} (choose it with --arch)")
+    }
+
     /// The message of a failed [`Target::check`].
     #[cold]
     #[inline(never)]

@@ -215,6 +215,22 @@ static void check_errors(void) {
   expect_error(ptxfp_eval(fma, ops, 3, &r), PTXFP_ERR_OPERAND_WIDTH, "operand 2", "a 33-bit f32 operand");
   CHECK(r == 7, "result written by a failing call");
 
+  /* min.f32 exists on sm_90 with two operands; its three-operand form needs sm_100. */
+  {
+    ptxfp_instr *min = NULL;
+    uint64_t three[3] = {0x3F800000u, 0x40000000u, 0};
+    const uint64_t *min_cols[3] = {three, three, three};
+    uint32_t buf[32] = {0};
+    const void *min_srcs[3] = {buf, buf, buf};
+    CHECK(ptxfp_instr_new("min.f32", "sm_90", &min) == PTXFP_OK, "min.f32: %s", ptxfp_last_error());
+    CHECK(ptxfp_eval(min, three, 2, &r) == PTXFP_OK && r == 0x3F800000u, "min(1, 2) = %#" PRIx64, r);
+    expect_error(ptxfp_eval(min, three, 3, &r), PTXFP_ERR_TARGET_LACKS, "sm_100", "three-input min on sm_90");
+    expect_error(ptxfp_eval_warp(min, 1, min_cols, 3, res), PTXFP_ERR_TARGET_LACKS, "sm_100", "warp of it");
+    expect_error(ptxfp_eval_buffers(min, min_srcs, 3, 32, buf, 32, 32, 0), PTXFP_ERR_TARGET_LACKS, "sm_100",
+                 "buffers of it");
+    ptxfp_instr_free(min);
+  }
+
   /* Warp: a wide operand in an inactive lane is never read; in an active lane it fails. */
   memset(col, 0, sizeof col);
   col[5] = UINT64_C(1) << 40;

@@ -155,7 +155,7 @@ enum ptxfp_status ptxfp_eval_warp(const struct ptxfp_instr *instr,
 
 // Evaluate element-wise over flat buffers of `len` words: `results[j] = instr(sources[0][j],
 // sources[1][j], …)`. `source_bits` and `result_bits` state the buffers' word widths (16, 32
-// or 64), which must be the instruction's (`ptxfp_instr_info`). `threads` 0 or 1 evaluates
+// or 64), which must be the instruction's (`ptxfp_instr_get_info`). `threads` 0 or 1 evaluates
 // on the calling thread; n ≥ 2 splits the work over n threads started for this call and
 // joined before it returns. A result buffer may be one of the source buffers (in place).
 //

@@ -193,6 +193,25 @@ fn from_batch_error(e: BatchError) -> Failure {
     failure(status, e)
 }
 
+/// `$body` with `$s` and `$d` the word types (`u16`, `u32`, `u64`) of `$source_bits` and
+/// `$result_bits`, which the caller has checked to be widths of an instruction.
+macro_rules! by_widths {
+    ($source_bits:expr, $result_bits:expr, |$s:ident, $d:ident| $body:expr) => {
+        by_widths!(@each ($source_bits, $result_bits), $s, $d, $body;
+            u16 u16, u16 u32, u16 u64, u32 u16, u32 u32, u32 u64, u64 u16, u64 u32, u64 u64)
+    };
+    (@each $bits:expr, $s:ident, $d:ident, $body:expr; $($st:ident $dt:ident),*) => {
+        match $bits {
+            $((<$st>::BITS, <$dt>::BITS) => {
+                type $s = $st;
+                type $d = $dt;
+                $body
+            })*
+            other => unreachable!("word widths {other:?}"),
+        }
+    };
+}
+
 /// The message of the last failed call on the calling thread (empty if none failed). Valid
 /// until the next failing call on this thread.
 #[no_mangle]
@@ -433,15 +452,8 @@ pub unsafe extern "C" fn ptxfp_eval_warp(
 /// instruction's widths.
 unsafe fn warp_at(p: &Prepared, mask: u32, columns: &[*const u64], results: *mut u64) -> Result<(), Failure> {
     let i = p.instr();
-    macro_rules! widths {
-        ($($s:ty, $d:ty);*) => {
-            match (i.source_type(0).bits(), i.result_bits()) {
-                $((<$s>::BITS, <$d>::BITS) => unsafe { warp::<$s, $d>(p, mask, columns, results) },)*
-                other => unreachable!("word widths {other:?}"),
-            }
-        };
-    }
-    widths!(u16, u16; u16, u32; u16, u64; u32, u16; u32, u32; u32, u64; u64, u16; u64, u32; u64, u64)
+    // SAFETY: the columns and `results` as the contract of ptxfp_eval_warp says.
+    by_widths!(i.source_type(0).bits(), i.result_bits(), |S, D| unsafe { warp::<S, D>(p, mask, columns, results) })
 }
 
 unsafe fn warp<S: Word, D: Word>(
@@ -513,7 +525,7 @@ unsafe fn too_wide(p: &Prepared, mask: u32, index: usize, column: *const u64) ->
 
 /// Evaluate element-wise over flat buffers of `len` words: `results[j] = instr(sources[0][j],
 /// sources[1][j], …)`. `source_bits` and `result_bits` state the buffers' word widths (16, 32
-/// or 64), which must be the instruction's (`ptxfp_instr_info`). `threads` 0 or 1 evaluates
+/// or 64), which must be the instruction's (`ptxfp_instr_get_info`). `threads` 0 or 1 evaluates
 /// on the calling thread; n ≥ 2 splits the work over n threads started for this call and
 /// joined before it returns. A result buffer may be one of the source buffers (in place).
 ///
@@ -566,16 +578,9 @@ pub unsafe extern "C" fn ptxfp_eval_buffers(
         for (k, &column) in columns[..n_sources].iter().enumerate() {
             non_null_at(column, "sources", Some(k))?;
         }
-        macro_rules! widths {
-            ($($s:ty, $d:ty);*) => {
-                match (source_bits, result_bits) {
-                    // SAFETY: the buffers as the contract says.
-                    $((<$s>::BITS, <$d>::BITS) => unsafe { buffers::<$s, $d>(p, &columns[..n_sources], results, len, threads) },)*
-                    other => unreachable!("word widths {other:?}"),
-                }
-            };
-        }
-        widths!(u16, u16; u16, u32; u16, u64; u32, u16; u32, u32; u32, u64; u64, u16; u64, u32; u64, u64)
+        let columns = &columns[..n_sources];
+        // SAFETY: the buffers as the contract says.
+        by_widths!(source_bits, result_bits, |S, D| unsafe { buffers::<S, D>(p, columns, results, len, threads) })
     })
 }
 

@@ -253,10 +253,10 @@ fn f32_block_for<L: Isa>(f: MathFn, ftz: bool, x: &[u32], value: &mut [f64], rou
 /// ends (the sweep's constant runs). Both hold where the value has a closed form:
 /// - Ex2: an input with |x| < 2^-26 (after the flush with `ftz`) has the value
 ///   fl(1 + fl(x·ln 2)), which rounds to 1; x ≥ 1100 has +Inf and x ≤ −1100 has +0
-///   ([`ex2_lanes`]: a group of [`GROUP`] such inputs, or NaNs, skips the polynomial, and so
+///   (`ex2_lanes`: a group of [`GROUP`] such inputs, or NaNs, skips the polynomial, and so
 ///   does the last group of a block, padded with zeros). fl(1 + fl(x·ln 2)) is monotone in x,
 ///   as IEEE operations are in each operand.
-/// - Tanh: |x| ≥ 20 has the value ±1 ([`tanh_lanes`]).
+/// - Tanh: |x| ≥ 20 has the value ±1 (`tanh_lanes`).
 ///
 /// The run must neither hold a NaN nor change sign; then the magnitudes of its inputs lie
 /// between those of its ends, before and after the flush.

@@ -79,9 +79,7 @@ mod tests {
         let mut rng = crate::sweep::domain::Rng::for_case(11, 0);
         for e in catalog::entries() {
             let lowest = Target::new(e.min_sm.max(50)).unwrap();
-            let on_default =
-                Target::DEFAULT.check(&e.instr).and(Target::DEFAULT.check_operand_count(&e.instr, e.sources));
-            let target = if on_default.is_ok() { Target::DEFAULT } else { lowest };
+            let target = if Target::DEFAULT.check_with(&e.instr, e.sources).is_ok() { Target::DEFAULT } else { lowest };
             let p = Prepared::new(e.instr, target).unwrap();
             let (sb, db) = (e.instr.source_type(0).bits(), e.instr.result_bits());
             let mask = |bits: u32| if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };

@@ -44,8 +44,7 @@ fn words(instr: &Instr, k: usize, len: usize, seed: u64) -> Vec<u64> {
 fn targets(instr: &Instr, min_sm: u32, sources: usize) -> Vec<Target> {
     let sm = ptxfp::ptx::KNOWN_SM.iter().copied().find(|&sm| sm >= min_sm).unwrap();
     let mut ts = vec![Target::new(sm).unwrap()];
-    let on_default = Target::DEFAULT.check(instr).and(Target::DEFAULT.check_operand_count(instr, sources));
-    if on_default.is_ok() && ts[0] != Target::DEFAULT {
+    if Target::DEFAULT.check_with(instr, sources).is_ok() && ts[0] != Target::DEFAULT {
         ts.push(Target::DEFAULT);
     }
     ts

@@ -198,8 +198,7 @@ fn write_cases() -> PathBuf {
         let instr: Instr = e.instr;
         let lowest = Target::new(e.min_sm.max(50)).expect("a known architecture");
         let mut targets = vec![lowest];
-        let on_default = Target::DEFAULT.check(&instr).and(Target::DEFAULT.check_operand_count(&instr, e.sources));
-        if Target::DEFAULT != lowest && on_default.is_ok() {
+        if Target::DEFAULT != lowest && Target::DEFAULT.check_with(&instr, e.sources).is_ok() {
             targets.push(Target::DEFAULT);
         }
         let cases = tuples(instr.source_type(0).bits(), e.sources);

@@ -65,6 +65,13 @@ impl Target {
         Ok(())
     }
 
+    /// [`Target::check`] and then [`Target::check_operand_count`]: whether the target has
+    /// `instr` with `n` source operands.
+    pub fn check_with(self, instr: &Instr, n: usize) -> Result<(), String> {
+        self.check(instr)?;
+        self.check_operand_count(instr, n)
+    }
+
     #[cold]
     #[inline(never)]
     fn lacks_with(self, instr: &Instr, n: usize, min_sm: u32) -> String {

@@ -205,3 +205,69 @@ fn f64_high_word_approximations_match_the_capture() {
         assert_eq!(hash(out.iter().copied()), gpu_hash, "{spelling}: results differ from the H200's");
     }
 }
+
+/// The directory of the H200 capture's files.
+const CAPTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/hardware/h200-sm90");
+
+/// The words of a `slices/*.xz` file: little-endian u32, xz-compressed.
+fn slice(name: &str) -> Vec<u32> {
+    use std::io::Read;
+    let file = std::fs::File::open(format!("{CAPTURE}/slices/{name}.xz")).unwrap();
+    let mut bytes = vec![];
+    xz4rust::XzReader::new(file).read_to_end(&mut bytes).unwrap();
+    bytes.chunks_exact(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())).collect()
+}
+
+/// The u16 results of a `*.out.npy` file (numpy format 1.0, little-endian).
+fn npy_u16(name: &str) -> Vec<u16> {
+    let bytes = std::fs::read(format!("{CAPTURE}/{name}.out.npy")).unwrap();
+    assert_eq!(&bytes[..8], b"\x93NUMPY\x01\x00", "{name}: numpy format 1.0");
+    let header = 10 + usize::from(u16::from_le_bytes([bytes[8], bytes[9]]));
+    bytes[header..].chunks_exact(2).map(|w| u16::from_le_bytes([w[0], w[1]])).collect()
+}
+
+/// `spelling` on `inputs` (batch evaluation, as a user gets it) against the GPU's words:
+/// the number of differing inputs and the first few.
+fn differences<W: ptxfp::Word + PartialEq + std::fmt::LowerHex>(spelling: &str, inputs: &[W], gpu: &[W]) {
+    let instr: Instr = spelling.parse().unwrap();
+    let mut out = vec![inputs[0]; inputs.len()];
+    instr.eval_batch(Target::DEFAULT, &[inputs], &mut out).unwrap();
+    let diff: Vec<String> = (0..inputs.len())
+        .filter(|&i| out[i] != gpu[i])
+        .map(|i| format!("{:#x}: ptxfp {:#x}, H200 {:#x}", inputs[i], out[i], gpu[i]))
+        .collect();
+    assert!(diff.is_empty(), "{spelling}: {} inputs differ, first {:?}", diff.len(), &diff[..diff.len().min(8)]);
+}
+
+/// Every input of the binades an H200 was dumped on, each of its 2^23 results compared:
+/// `sqrt.approx{.ftz}.f32` on [1, 2), [2, 4) and the positive subnormals (MUFU.SQRT's whole
+/// table; other normal inputs differ only in the exponent), `tanh.approx.f32` on
+/// [2^-24, 16) (MUFU.TANH's whole table and the binades around it), and every 512th
+/// positive input of `tanh.approx.f32`.
+#[test]
+fn sqrt_and_tanh_reproduce_every_dumped_result() {
+    let binade = |e: i32| -> Vec<u32> { (0..1 << 23).map(|f| ((127 + e) as u32) << 23 | f).collect() };
+    for ftz in ["", "_ftz"] {
+        let spelling = format!("sqrt.approx{}.f32", ftz.replace('_', "."));
+        for (e, name) in [(0, "binade+0"), (1, "binade+1")] {
+            differences(&spelling, &binade(e), &slice(&format!("sqrt_approx{ftz}_f32_{name}")));
+        }
+        let subnormals: Vec<u32> = (0..1 << 23).collect();
+        differences(&spelling, &subnormals, &slice(&format!("sqrt_approx{ftz}_f32_subnormal")));
+    }
+    for e in -24..=3 {
+        differences("tanh.approx.f32", &binade(e), &slice(&format!("tanh_approx_f32_binade{e:+}")));
+    }
+    let gpu = slice("tanh_approx_f32_stride512");
+    let inputs: Vec<u32> = (0..gpu.len() as u32).map(|i| i * 512).collect();
+    differences("tanh.approx.f32", &inputs, &gpu);
+}
+
+/// All 2^16 inputs of the four 16-bit MUFU spellings the capture dumped.
+#[test]
+fn half_precision_ex2_and_tanh_reproduce_every_result() {
+    let inputs: Vec<u16> = (0..=u16::MAX).collect();
+    for spelling in ["ex2.approx.f16", "ex2.approx.ftz.bf16", "tanh.approx.f16", "tanh.approx.bf16"] {
+        differences(spelling, &inputs, &npy_u16(spelling));
+    }
+}

@@ -1,8 +1,9 @@
 //! The MUFU functions with no public model (SEMANTICS §2.3, §7 item 2): MUFU.SQRT,
-//! MUFU.TANH(.F16/.BF16), MUFU.EX2.F16/.BF16, MUFU.RCP64H and MUFU.RSQ64H. Only RCP64H and
-//! RSQ64H are hardware-verified (an H200 capture, tests/hardware_h200.rs); what all of them must
-//! meet are the documented error bounds, checked here on every input (or every input that
-//! matters, with the argument for the rest):
+//! MUFU.TANH(.F16/.BF16), MUFU.EX2.F16/.BF16, MUFU.RCP64H and MUFU.RSQ64H. Each is
+//! hardware-verified on sm_90 (tests/hardware_h200.rs compares them with an H200's results);
+//! here they are held to the documented error bounds, on every input (or every input that
+//! matters, with the argument for the rest). Where the GPU itself exceeds a documented bound
+//! (`tanh.approx.bf16`), the test says so and asserts the measured figure:
 //!
 //! | model | bound | source |
 //! |---|---|---|
@@ -152,19 +153,20 @@ fn tanh_sweep(inputs: impl IndexedParallelIterator<Item = u32>) -> Worst {
 }
 
 /// Default tier: every 61st non-negative finite input, every 7th input of the table range
-/// [2^-5, 8), and all inputs within 2^16 patterns of the range boundaries.
+/// [2^-8, 8), and all inputs within 2^16 patterns of the range boundaries.
 #[test]
 fn tanh_relative_error_sampled() {
     let finite = (0..0x7F80_0000u32 / 61).into_par_iter().map(|k| k * 61);
-    let table = (0..(0x4100_0000u32 - 0x3D00_0000) / 7).into_par_iter().map(|k| 0x3D00_0000 + k * 7);
-    let edges = [0x3D00_0000u32, 0x4100_0000, 0x3F80_0000]
+    let table = (0..(0x4100_0000u32 - 0x3B80_0000) / 7).into_par_iter().map(|k| 0x3B80_0000 + k * 7);
+    let edges = [0x3B80_0000u32, 0x4100_0000, 0x3F80_0000]
         .into_par_iter()
         .flat_map(|b| (b - (1 << 16)..b + (1 << 16)).into_par_iter());
     let in_table = tanh_sweep(table);
     let w = tanh_sweep(finite).max(in_table).max(edges.map(tanh_case).reduce(|| Worst::NONE, Worst::max));
     check("MUFU.TANH (sampled)", "relative", w, -11.0);
-    // The table alone (2^-5 ≤ |x| < 8) is far more accurate: the pass-through bounds the model.
-    check("MUFU.TANH table range [2^-5, 8) (sampled)", "relative", in_table, -15.0);
+    // Far inside the bound: 2^-16.45 is the H200's largest relative error (on [0.5, 1)).
+    check("MUFU.TANH (sampled)", "relative", w, -16.4);
+    check("MUFU.TANH table range [2^-8, 8) (sampled)", "relative", in_table, -16.4);
     for x in [0xFF80_0000u32, 0x7F80_0000] {
         assert_eq!(tanh(x), 0x3F80_0000 | (x & 0x8000_0000));
     }
@@ -176,8 +178,7 @@ fn tanh_relative_error_sampled() {
 fn tanh_relative_error_all_inputs() {
     let w = tanh_sweep((0..0x7F80_0001u32).into_par_iter());
     check("MUFU.TANH (all inputs)", "relative", w, -11.0);
-    let in_table = tanh_sweep((0x3D00_0000..0x4100_0000u32).into_par_iter());
-    check("MUFU.TANH table range [2^-5, 8) (all inputs)", "relative", in_table, -15.0);
+    check("MUFU.TANH (all inputs)", "relative", w, -16.4);
     (0x7F80_0001..=0x7FFF_FFFFu32).into_par_iter().for_each(|x| {
         assert_eq!(tanh(x), 0x7FFF_FFFF);
         assert_eq!(tanh(x | 0x8000_0000), 0x7FFF_FFFF);
@@ -207,17 +208,21 @@ fn tanh_f16_absolute_error_all_inputs() {
     tanh_half("MUFU.TANH.F16", tanh_f16, |x| half::f16::from_bits(x).to_f64(), 11, -14, -10.987);
 }
 
+/// PTX 9.7.4.9 gives 2^-8; the H200 exceeds it by a hair: 2^-7.99994 (3.9065e-3) at
+/// 0x3F3F (x = 0.74609375, exact 0.6328128): the f32 result, a hair below 0.6328125 (bf16
+/// 0x3F22), truncates to 0x3F21, one bf16 unit lower. tests/hardware_h200.rs holds every GPU result; this holds the figure.
 #[test]
 fn tanh_bf16_absolute_error_all_inputs() {
-    tanh_half("MUFU.TANH.BF16", tanh_bf16, |x| half::bf16::from_bits(x).to_f64(), 8, -126, -8.0);
+    tanh_half("MUFU.TANH.BF16", tanh_bf16, |x| half::bf16::from_bits(x).to_f64(), 8, -126, -7.9999);
 }
 
 // ---------------------------------------------------------------------------------------------
 // MUFU.EX2.F16 / .BF16
 
 /// f16: relative error on every input whose exact result is a normal f16 (the documented bound
-/// is relative; a subnormal result cannot carry it), half a subnormal ulp (plus the f32
-/// datapath's 2^-22 relative) on the subnormal results, +Inf from the overflow threshold on.
+/// is relative; a subnormal result cannot carry it), less than one subnormal ulp (the
+/// truncation, plus the f32 datapath's 2^-22 relative) on the subnormal results, +Inf from
+/// 2^16 on.
 #[test]
 fn ex2_f16_error_all_inputs() {
     let f = |x: u16| half::f16::from_bits(x).to_f64();
@@ -230,7 +235,7 @@ fn ex2_f16_error_all_inputs() {
         }
         let exact = core_math::exp2(f(x));
         let err = (f(r) - exact).abs();
-        if exact >= 65520.0 {
+        if exact >= 65536.0 {
             assert_eq!(r, 0x7C00, "ex2_f16({x:#06x}) must overflow");
         } else if exact >= 2f64.powi(-14) {
             normal = normal.max(Worst::of(x.into(), err / exact, err / ulp(exact, 11, -14)));
@@ -239,7 +244,7 @@ fn ex2_f16_error_all_inputs() {
         }
     }
     check("MUFU.EX2.F16 (normal results)", "relative", normal, -9.9);
-    check("MUFU.EX2.F16 (subnormal results, excess over 2^-22 relative)", "absolute", subnormal, -25.0);
+    check("MUFU.EX2.F16 (subnormal results, excess over 2^-22 relative)", "absolute", subnormal, -24.0);
 }
 
 /// bf16: relative error on every input with a normal result; results below 2^-126 are +0

@@ -26,12 +26,22 @@ fn assert_pass(report: &Report) {
     assert!(bound.pass, "{}: the documented bound fails:\n{}", report.instr, report.summary());
 }
 
+/// The bounds pass, except the one the GPU misses: `tanh.approx.bf16` reaches 3.9065e-3 at
+/// 0x3F3F against PTX's 2^-8 (an H200 returns the same bits on every input,
+/// tests/hardware_h200.rs), which the sweep reports as FAIL.
 #[test]
 fn half_precision_approximations_meet_their_bounds() {
     for instr in ["ex2.approx.f16", "ex2.approx.ftz.bf16", "tanh.approx.f16", "tanh.approx.bf16"] {
         let r = sweep(Spec::new(instr));
         assert_eq!(r.count, 1 << 16);
-        assert_pass(&r);
+        if instr != "tanh.approx.bf16" {
+            assert_pass(&r);
+            continue;
+        }
+        let clause = &r.bound.as_ref().unwrap().clauses[0];
+        assert!(!clause.pass, "{}", r.summary());
+        let worst = clause.max.0;
+        assert!(worst > 2f64.powi(-8) && worst < 2f64.powf(-7.9999), "{instr}: absolute error {worst:e}");
     }
 }
 

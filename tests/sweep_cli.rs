@@ -76,13 +76,15 @@ fn rcp_sweep_reproduces_the_hardware_fingerprint() {
 }
 
 #[test]
-fn half_precision_bounds_pass_on_every_input() {
-    // PTX 9.7.4.9–10: every f16/bf16 input, against the correctly rounded function.
+fn half_precision_bounds_on_every_input() {
+    // PTX 9.7.4.9–10: every f16/bf16 input, against the correctly rounded function. The GPU's
+    // tanh.approx.bf16 misses its 2^-8 by a hair at 0x3F3F (tests/mufu_models.rs).
     let dir = TempDir::new("half");
     for instr in ["ex2.approx.f16", "ex2.approx.ftz.bf16", "tanh.approx.f16", "tanh.approx.bf16"] {
         let r = sweep_json(&dir, "h.json", &[instr]);
         assert_eq!(r["count"], 1 << 16, "{instr}");
-        assert_eq!(r["bound"]["pass"], true, "{instr}: {}", r["bound"]);
+        let pass = instr != "tanh.approx.bf16";
+        assert_eq!(r["bound"]["pass"], pass, "{instr}: {}", r["bound"]);
     }
 }
 

@@ -3,8 +3,6 @@
 //! `{.ftz}.f32`, and the SASS
 //! `MUFU.RCP/RSQ/SQRT/LG2/EX2/SIN/COS{.SAT}` and `MUFU.TANH`, sixteen lanes at a time,
 //! bit-identical to [`crate::mufu`] and [`crate::ptx::lower`] (tests/batch_equivalence_mufu.rs).
-//! SQRT and TANH follow the models of [`crate::mufu::sqrt`] and [`crate::mufu::tanh`]
-//! (SEMANTICS §2.3 \[UNK\]).
 //!
 //! Each lane function follows its scalar datapath (SEMANTICS §2.2, the sm_70+ conversions of
 //! §2.3) with the arithmetic of [`super::mufu_lanes`]; special inputs are computed like any
@@ -19,11 +17,12 @@
 //! `sqrt.approx`, which is RCP(RSQ(x)) there (SEMANTICS §1.1).
 
 use super::exact::mul_lanes;
-use super::lanes::{map, nan_f32, Rn};
+use super::lanes::{build, each, map, nan_f32, Rn};
 use super::level::Isa;
 use super::mufu_64h::{rcp64h, rsq64h};
 use super::mufu_lanes::{
-    eq, f32_subnormal_rn, lg2_rz, luts, narrow, pow2, quadrant_word, s, sin_rz, splat, sq, u, widen, Luts, I, U,
+    eq, f32_rz, f32_subnormal_rn, f64_halves, lg2_rz, luts, narrow, pow2, quadrant_word, s, sin_rz, splat, sq, u,
+    widen, Luts, TanhKeys, I, U,
 };
 use super::simd::{f32x16, f64x8, u64x8};
 use super::Kernel;
@@ -173,47 +172,50 @@ fn rsq<L: Isa>(l: &Luts, x: U) -> U {
 }
 
 /// MUFU.SQRT ([`crate::mufu::sqrt`]): the RSQ operand and index into its own table,
-/// `q = (interpolation + 2^15) >> 16`, biased exponent 126 + ⌊e/2⌋, never subnormal; an even
-/// power of two is exact; ±0 and subnormals give ±0 (SEMANTICS §2.3 \[UNK\], §5).
+/// `acc = interpolation + 0x7FFF` ≈ √y·2^40 for y ∈ [0.5, 2), `q = acc >> 17` when acc ≥ 2^40,
+/// else `acc >> 16`; never subnormal; ±0 and subnormals give ±0 (SEMANTICS §5).
 #[inline(always)]
 fn sqrt<L: Isa>(l: &Luts, x: U) -> U {
     let (sign, expo, _) = fields(x);
     let (f, half) = root_operand(x);
     let xl = f & 0x1_FFFFu32;
-    let (p, y) = l.sqrt.interpolate::<L>(f >> 17, xl, sq::<L>(xl), 0, 0x8000);
-    let q = eq(f, 0).select(splat(1 << 23), u(p + (y >> 9)) >> 7);
-    let r = u((half + 126) << 23) + q;
+    let (p, y) = l.sqrt.interpolate::<L>(f >> 17, xl, sq::<L>(xl), 0, crate::mufu::rsq::ROUND as i32);
+    // acc >> 9 < 2^32; acc ≥ 2^40 exactly when it is ≥ 2^31.
+    let acc = u(p + (y >> 9));
+    let big = acc.simd_ge(splat(1 << 31));
+    let q = big.select(acc >> 8, acc >> 7);
+    // Biased exponent 127 + ⌊e/2⌋ + parity, one lower for √y < 1; q carries the implicit bit.
+    let r = u((half + 125) << 23) + (f >> 23 << 23) + (big & splat(1 << 23)) + q;
     let r = eq(expo, 255).select(eq(x, INF).select(splat(INF), splat(NAN)), r);
     let r = sign.simd_ne(U::ZERO).select(splat(NAN), r);
     eq(expo, 0).select(sign, r)
 }
 
-/// MUFU.TANH ([`crate::mufu::tanh`]) of |x|, the sign copied: for 2^-5 ≤ |x| < 8 the 64-row
-/// table indexed by the low three exponent bits and the top three fraction bits,
-/// `acc = (c0 << 15) + c1·xh + c2·sq::<L>(xh)` on xh = frac[19:3], at most 2^32 (1.0) from |x| = 1
-/// on, rounded to nearest even to 24 bits; smaller |x| passes through unflushed, larger gives
-/// ±1 (SEMANTICS §2.3 \[UNK\], §5).
+/// MUFU.TANH ([`crate::mufu::tanh`]) of |x|, the sign copied: for 2^-8 ≤ |x| < 8 the row and
+/// operand shift by key ([`super::mufu_lanes::TanhKeys`]), `acc = c0·2^16 + c1·xl + c2·sq(xl)`
+/// exactly in f64, and the result `acc·2^(T − 39)` (T = min(E, −1)) truncated to 24 bits;
+/// smaller |x| passes through unflushed, larger gives ±1 (SEMANTICS §5).
 #[inline(always)]
 fn tanh<L: Isa>(l: &Luts, x: U) -> U {
+    use crate::mufu::tanh::{PASS_BELOW, SATURATE_FROM};
+    let t = &l.tanh;
     let a = x & 0x7FFF_FFFFu32;
-    let expo: U = a >> 23;
-    // Biased exponents 122..=129 are rows 0..=63; the other lanes are replaced below.
-    let idx = ((a >> 20) - (122u32 << 3)) & 63u32;
-    let xh = a >> 3 & 0x1_FFFFu32;
-    let (p, y) = l.tanh.interpolate::<L>(idx, xh, sq::<L>(xh), 0, 0);
-    // acc = hi·2^9 + lo lies in [2^31, 2^33), and is clamped to 2^32 for biased exponents ≥ 127.
-    let (hi, lo) = (u(p + (y >> 9)), u(y) & 511u32);
-    let clamp = expo.simd_ge(splat(127)) & hi.simd_ge(splat(1 << 23));
-    let (hi, lo) = (clamp.select(splat(1 << 23), hi), lo & !clamp);
-    // The top 32 bits of acc; when acc ≥ 2^32 the bit below them is ORed into bit 0, where it
-    // still decides ties. Their low 8 bits t round up when t + lsb > 0x80.
-    let big = hi.simd_ge(splat(1 << 23));
-    let w = big.select(hi << 8 | lo >> 1 | lo & 1u32, hi << 9 | lo);
-    let q = (w >> 8) + (((w & 0xFFu32) + (w >> 8 & 1u32) + 0x7Fu32) >> 8);
-    // acc·2^(min(e, 0) − 32): biased exponent min(e, 0) + 126, plus one when acc ≥ 2^32.
-    let r = ((expo.min(splat(127)) - 2u32 + (big & 1u32)) << 23) + q;
-    let r = a.simd_lt(splat(122 << 23)).select(a, r);
-    let r = a.simd_ge(splat(130 << 23)).select(splat(ONE), r) | (x & SIGN);
+    // Lanes outside [2^-8, 8) take the nearest key and exponent (a normal result), and are
+    // replaced below.
+    let expo = (a >> 23).max(splat(119)).min(splat(129));
+    let key = ((expo - 119u32) << 4 | (a >> 19 & 15u32)).to_array();
+    let xl = (a & 0x7F_FFFFu32).unbounded_shr(U::new(each(key, |k| t.shift[k as usize]))) & 0x1_FFFFu32;
+    let (xl_f, x2_f) = (f64_halves(s(xl)), f64_halves(s(sq::<L>(xl))));
+    // 2^(T − 39) as f64 bits: (1023 + T − 39) << 52 with T + 127 = min(expo, 126).
+    let scale = widen::<L>(expo.min(splat(126)) + (1023 - 39 - 127));
+    let value = |h: usize| {
+        let coeff = |c: &[f64; TanhKeys::LEN]| f64x8::new(build(|i| c[key[8 * h + i] as usize]));
+        let acc = coeff(&t.c0) + coeff(&t.c1) * xl_f[h] + coeff(&t.c2) * x2_f[h];
+        acc * f64x8::from_bits(scale[h] << 52)
+    };
+    let r = f32_rz([value(0), value(1)]);
+    let r = a.simd_lt(splat(PASS_BELOW)).select(a, r);
+    let r = a.simd_ge(splat(SATURATE_FROM)).select(splat(ONE), r) | (x & SIGN);
     nan_f32(x).select(splat(NAN), r)
 }
 

@@ -33,7 +33,7 @@ use bytemuck::cast;
 use super::lanes::{build, each, join};
 use super::level::Isa;
 use super::simd::{f64x8, i32x16, i32x8, u32x16, u64x8};
-use crate::mufu::{sqrt, tables, tanh, Row};
+use crate::mufu::{tables, tanh, Row};
 
 pub(super) type U = u32x16;
 pub(super) type I = i32x16;
@@ -110,7 +110,7 @@ impl<const V: usize> Coeffs<V> {
         let mut w0 = vec![];
         let mut w1 = vec![];
         for &[c0, c1, c2] in rows {
-            assert!((0..1 << 26).contains(&c0), "c0 {c0:#x} is wider than 26 bits");
+            assert!((0..1 << (41 - s0)).contains(&c0), "c0 {c0:#x} << {s0} is wider than 41 bits");
             assert!((-1 << 19..1 << 19).contains(&c1), "c1 {c1:#x} is wider than 20 bits");
             assert!((-1 << 11..1 << 11).contains(&c2), "c2 {c2:#x} is wider than 12 bits");
             w0.push((c0 as u32) << (s0 - 9));
@@ -223,19 +223,17 @@ fn permute<const V: usize>(rows: &[U; V], idx: U) -> U {
         _mm512_mask_blend_epi32(k64, lo, hi).into()
     }
 }
-/// The five SFU tables and the two model tables (SQRT, TANH; SEMANTICS §2.3 \[UNK\]) in lookup
-/// layout, each with the shift s0 of its `c0` (SEMANTICS §2.2). Built once from
-/// [`crate::mufu::tables`], [`crate::mufu::sqrt::table`] and [`crate::mufu::tanh::table`]; the
-/// model tables are designed at first use (tens of milliseconds), so each is built only when
-/// its kernel first runs.
+/// The SFU tables in lookup layout, each with the shift s0 of its `c0` (SEMANTICS §2.2), built
+/// once from [`crate::mufu::tables`]; TANH's, whose coefficients are wider, by key
+/// ([`TanhKeys`]).
 pub(super) struct Luts {
     pub rcp: Coeffs<8>,
     pub rsq: Coeffs<8>,
     pub ex2: Coeffs<4>,
     pub lg2: Coeffs<4>,
     pub sin: Coeffs<4>,
-    pub sqrt: LazyLock<Coeffs<8>>,
-    pub tanh: LazyLock<Coeffs<4>>,
+    pub sqrt: Coeffs<8>,
+    pub tanh: TanhKeys,
 }
 
 static LUTS: LazyLock<Luts> = LazyLock::new(|| {
@@ -246,10 +244,36 @@ static LUTS: LazyLock<Luts> = LazyLock::new(|| {
         ex2: Coeffs::new(&t.ex2, 13),
         lg2: Coeffs::new(&t.lg2, 12),
         sin: Coeffs::new(&t.sin, 11),
-        sqrt: LazyLock::new(|| Coeffs::new(sqrt::table(), 14)),
-        tanh: LazyLock::new(|| Coeffs::new(tanh::table(), 15)),
+        sqrt: Coeffs::new(&t.sqrt, 14),
+        tanh: TanhKeys::new(),
     }
 });
+
+/// Keys of the TANH table: `(|x| >> 19) − (119 << 4)`, the exponent and top four fraction bits
+/// of 2^-8 ≤ |x| < 8 (176 keys; no segment is narrower than a sixteenth of its binade). Per
+/// key, its row's `c0·2^16`, `c1` and `c2` as f64 (exact: at most 41 bits) and the shift to
+/// the interpolation operand ([`tanh::segment`]).
+pub(super) struct TanhKeys {
+    pub c0: [f64; TanhKeys::LEN],
+    pub c1: [f64; TanhKeys::LEN],
+    pub c2: [f64; TanhKeys::LEN],
+    pub shift: [u32; TanhKeys::LEN],
+}
+
+impl TanhKeys {
+    pub const LEN: usize = 11 << 4;
+
+    fn new() -> TanhKeys {
+        let rows = &tables().tanh;
+        let keys: [(usize, u32); TanhKeys::LEN] = build(|key| tanh::segment((key as u32 + (119 << 4)) << 19));
+        TanhKeys {
+            c0: keys.map(|(row, _)| f64::from(rows[row][0]) * 65536.0),
+            c1: keys.map(|(row, _)| f64::from(rows[row][1])),
+            c2: keys.map(|(row, _)| f64::from(rows[row][2])),
+            shift: keys.map(|(_, shift)| shift),
+        }
+    }
+}
 
 pub(super) fn luts() -> &'static Luts {
     &LUTS
@@ -597,7 +621,6 @@ mod tests {
         check::<L, 4>(&l.ex2, &t.ex2, 13);
         check::<L, 4>(&l.lg2, &t.lg2, 12);
         check::<L, 4>(&l.sin, &t.sin, 11);
-        check::<L, 8>(&l.sqrt, sqrt::table(), 14);
-        check::<L, 4>(&l.tanh, tanh::table(), 15);
+        check::<L, 8>(&l.sqrt, &t.sqrt, 14);
     }
 }

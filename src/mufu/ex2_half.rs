@@ -1,56 +1,48 @@
 //! MUFU.EX2.F16 and MUFU.EX2.BF16: 2^x of a half-precision value (sm_75+ / sm_90+).
 //!
-//! **Not hardware-verified.** No public model of MUFU.EX2.F16/.BF16 exists (SEMANTICS §2.3,
-//! §7 item 2): these are models \[UNK\] built to the documented behaviour.
-//!
-//! Design, both forms: the `.F16`/`.BF16` forms are the same MUFU opcode with one format bit
-//! set (bit 72 / 73, SEMANTICS §1.4), so the model runs the f32 MUFU.EX2 datapath
-//! ([`super::ex2::ex2`], the Tesla EX2 table behind the truncating 1.7.23 conversion) on the
-//! widened operand and rounds the f32 result to nearest even into the 16-bit format. The
-//! widening is exact (every f16 and bf16 value is an f32), so the only steps are the f32
-//! datapath (≤ 2 ulp of f32, 2^-22 relative) and one rounding to the narrow format (2^-11 /
-//! 2^-8 relative): the documented bounds 2^-9.9 / 2^-7 (PTX 9.7.4.10) hold with a margin, and
-//! the model is within half an ulp plus 2^-22 relative of the exact value. The documented
-//! bounds, about one ulp, would also admit a truncating output or a narrower table; the
-//! hardware's choice is unknown.
+//! **Hardware-verified on sm_90**: an H200 returned these bits for all 2^16 inputs of
+//! `ex2.approx.f16` and `ex2.approx.ftz.bf16` (data/hardware/h200-sm90). The `.F16`/`.BF16`
+//! forms are the same MUFU opcode with one format bit set (bit 72 / 73, SEMANTICS §1.4), and
+//! they are the f32 unit: the f32 MUFU.EX2 datapath ([`super::ex2::ex2`], the Tesla EX2 table
+//! behind the truncating 7.23 conversion) on the exactly widened operand, its result truncated
+//! into the 16-bit format ([`super::narrow_truncated`]; a result of 2^16 or more is +Inf in
+//! f16). Other generations are not measured \[UNK\].
 
 use super::ex2::ex2;
+use super::narrow_truncated;
 use crate::format::Format;
 use crate::ops::cvt::cvt;
 use crate::round::Rounding;
 
-/// MUFU.EX2.F16 (`ex2.approx.f16`): 2^x of the f16 `x`, f16 result.
+/// MUFU.EX2.F16 (`ex2.approx.f16`): 2^x of the f16 `x`, f16 result: the f32 datapath on the
+/// widened `x`, truncated to f16 (module doc) \[measured on sm_90\]. Subnormal inputs and
+/// results are supported (PTX 9.7.4.10, SEMANTICS §5): an f16 subnormal is an f32 normal,
+/// which MUFU.EX2 does not flush (it gives exactly 1.0 after the 23-bit fixed-point
+/// conversion), and results below 2^-14 are truncated onto the f16 subnormal grid.
 ///
-/// **Model, not hardware-verified** \[UNK; SEMANTICS §2.3, §7 item 2\]: `RN_f16(ex2(f32(x)))`
-/// (module doc). Subnormal inputs and results are supported (PTX 9.7.4.10, SEMANTICS §5): an
-/// f16 subnormal is an f32 normal, which MUFU.EX2 does not flush (it gives exactly 1.0 after
-/// the 23-bit fixed-point conversion), and results below 2^-14 are rounded onto the f16
-/// subnormal grid (the f32 result is a normal down to 2^-126).
-///
-/// Accuracy (exhaustive over all 2^16 inputs): max relative error 2^-11.0 on normal results
-/// (bound 2^-9.9); subnormal results within half a subnormal ulp plus 2^-22 relative.
+/// Accuracy (exhaustive over all 2^16 inputs): max relative error 2^-10.0 on normal results
+/// (bound 2^-9.9, PTX 9.7.4.10).
 ///
 /// Specials \[DOC PTX 9.7.4.10\]: −Inf → +0, ±0 → +1, +Inf → +Inf, NaN → 0x7FFF; x ≥ 16
-/// overflows to +Inf and x ≤ −25 underflows to +0 (round to nearest).
+/// gives +Inf, x < −24 gives +0.
 pub fn ex2_f16(x: u16) -> u16 {
     let wide = cvt(Format::F16, Format::F32, u64::from(x), Rounding::Rn, false) as u32;
-    cvt(Format::F32, Format::F16, u64::from(ex2(wide)), Rounding::Rn, false) as u16
+    narrow_truncated(Format::F16, ex2(wide))
 }
 
-/// MUFU.EX2.BF16 (`ex2.approx.ftz.bf16`): 2^x of the bf16 `x`, bf16 result.
+/// MUFU.EX2.BF16 (`ex2.approx.ftz.bf16`): 2^x of the bf16 `x`, bf16 result: the f32 datapath,
+/// truncated to bf16 (module doc) \[measured on sm_90\]. Subnormal inputs and results are
+/// flushed, as PTX requires: a bf16 subnormal is an f32 subnormal, which MUFU.EX2 flushes to a
+/// zero (result 1.0), and MUFU.EX2 flushes results below 2^-126 to +0, so no bf16 subnormal
+/// can come out.
 ///
-/// **Model, not hardware-verified** \[UNK; SEMANTICS §2.3, §7 item 2\]: `RN_bf16(ex2(f32(x)))`
-/// (module doc). Subnormal inputs and results are flushed, as PTX requires: a bf16 subnormal is
-/// an f32 subnormal, which MUFU.EX2 flushes to a zero (result 1.0), and MUFU.EX2 flushes
-/// results below 2^-126 to +0, so no bf16 subnormal can come out.
-///
-/// Accuracy (exhaustive over all 2^16 inputs): max relative error 2^-8.0 (bound 2^-7).
+/// Accuracy (exhaustive over all 2^16 inputs): max relative error 2^-7.02 (bound 2^-7,
+/// PTX 9.7.4.10).
 ///
 /// Specials \[DOC PTX 9.7.4.10\]: −Inf → +0, ±subnormal and ±0 → +1, +Inf → +Inf, NaN →
-/// 0x7FFF; results of 2^128 and above (after rounding) are +Inf, below 2^-126 +0.
+/// 0x7FFF; x ≥ 128 gives +Inf, results below 2^-126 +0.
 pub fn ex2_bf16(x: u16) -> u16 {
-    let r = ex2(u32::from(x) << 16);
-    cvt(Format::F32, Format::BF16, u64::from(r), Rounding::Rn, true) as u16
+    narrow_truncated(Format::BF16, ex2(u32::from(x) << 16))
 }
 
 #[cfg(test)]
@@ -67,11 +59,13 @@ mod tests {
         for nan in [0x7E00, 0xFE00, 0x7C01, 0xFFFF, 0x7FFF] {
             assert_eq!(ex2_f16(nan), 0x7FFF, "ex2_f16({nan:#x})");
         }
-        // Subnormal inputs are supported (not flushed), and 2^(±tiny) rounds to 1.
-        for sub in [0x0001, 0x8001, 0x03FF, 0x83FF] {
+        // Subnormal inputs are supported (not flushed): 2^(+tiny) is 1, and 2^(−tiny) is 1
+        // until the 7.23 fixed-point word is nonzero, then truncates below 1 (the H200's words).
+        for sub in [0x0001, 0x8001, 0x03FF] {
             assert_eq!(ex2_f16(sub), 0x3C00);
         }
-        // Subnormal results: 2^-15 and 2^-24 are f16 subnormals; 2^-26 rounds to +0.
+        assert_eq!(ex2_f16(0x83FF), 0x3BFF);
+        // Subnormal results: 2^-15 and 2^-24 are f16 subnormals; 2^-26 truncates to +0.
         assert_eq!(ex2_f16(0xCB80), 0x0200); // -15
         assert_eq!(ex2_f16(0xCE00), 0x0001); // -24
         assert_eq!(ex2_f16(0xCE80), 0x0000); // -26

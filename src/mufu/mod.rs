@@ -56,7 +56,9 @@ pub(crate) const NAN: u32 = F32.canonical_nan() as u32;
 /// (10 bits, 11 for sin) \[RE, SEMANTICS §2.2\].
 pub type Row = [i32; 3];
 
-/// The five SFU lookup tables (23,296 bits in all) \[RE, SEMANTICS §2.2\].
+/// The SFU lookup tables: the five of the Tesla SFU (23,296 bits in all) \[RE, SEMANTICS §2.2\]
+/// and the two that sm_52+ (SQRT) and sm_75+ (TANH) added, recovered from an H200
+/// ([`sqrt`], [`tanh`]).
 #[derive(Debug)]
 pub struct Tables {
     /// Reciprocal on [1,2), indexed by the top 7 fraction bits.
@@ -70,53 +72,60 @@ pub struct Tables {
     pub ex2: [Row; 64],
     /// log2 on [1,2), indexed by the top 6 fraction bits.
     pub lg2: [Row; 64],
+    /// Square root on [0.5, 2), indexed by the exponent parity and the top 6 fraction bits
+    /// ([`sqrt::sqrt`]).
+    pub sqrt: [Row; 128],
+    /// tanh on [2^-8, 8) in 51 segments of unequal width ([`tanh::tanh`]).
+    pub tanh: [Row; tanh::ROWS],
 }
 
-/// The CSV the tables are parsed from (compiled in; no file is read at run time).
+/// The Tesla tables' CSV (compiled in; no file is read at run time).
 const TABLES_CSV: &str = include_str!("../../data/tesla_sfu_tables.csv");
+/// The SQRT and TANH tables' CSV, written by `scripts/recover_sfu_tables.py` from the H200's
+/// results (compiled in).
+const SM90_CSV: &str = include_str!("../../data/sm90_sfu_tables.csv");
 
-static TABLES: LazyLock<Tables> = LazyLock::new(|| Tables::parse(TABLES_CSV));
+static TABLES: LazyLock<Tables> =
+    LazyLock::new(|| Tables::parse(&[("tesla_sfu_tables", TABLES_CSV), ("sm90_sfu_tables", SM90_CSV)]));
 
-/// The SFU tables, parsed from the compiled-in CSV at first use.
+/// The SFU tables, parsed from the compiled-in CSVs at first use.
 pub fn tables() -> &'static Tables {
     &TABLES
 }
 
 impl Tables {
-    /// Parse `func,idx,c0,c1,c2` rows (hex coefficients; `#` lines are comments). The data is
-    /// part of the crate, so a malformed file is a build defect: it panics, naming the line.
-    fn parse(csv: &str) -> Tables {
-        let (mut rcp, mut rsqrt, mut sin, mut ex2, mut lg2) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for (n, line) in csv.lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') || line.starts_with("func,") {
-                continue;
+    /// Parse `func,idx,c0,c1,c2` rows (hex coefficients; `#` lines are comments) from each
+    /// `(name, csv)`. The data is part of the crate, so a malformed file is a build defect: it
+    /// panics, naming the file and line.
+    fn parse(files: &[(&str, &str)]) -> Tables {
+        const FUNCS: [&str; 7] = ["rcp", "rsqrt", "sin", "ex2", "lg2", "sqrt", "tanh"];
+        let mut tables: [Vec<Row>; 7] = Default::default();
+        for (file, csv) in files {
+            for (n, line) in csv.lines().enumerate() {
+                let line = line.trim();
+                if line.is_empty() || line.starts_with('#') || line.starts_with("func,") {
+                    continue;
+                }
+                let bad = |what: &str| -> ! { panic!("data/{file}.csv line {}: {what}: {line:?}", n + 1) };
+                let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+                let [func, idx, c0, c1, c2] = fields[..] else { bad("expected 5 fields") };
+                let Some(f) = FUNCS.iter().position(|&name| name == func) else { bad("unknown function") };
+                let table = &mut tables[f];
+                if idx.parse::<usize>().ok() != Some(table.len()) {
+                    bad("rows must be listed in index order");
+                }
+                let coeff = |s: &str| -> i32 {
+                    let hex = s.strip_prefix("0x").unwrap_or_else(|| bad("coefficient is not 0x-hex"));
+                    let word = u32::from_str_radix(hex, 16);
+                    word.unwrap_or_else(|_| bad("coefficient is not 32-bit hex")) as i32
+                };
+                table.push([coeff(c0), coeff(c1), coeff(c2)]);
             }
-            let bad = |what: &str| -> ! { panic!("data/tesla_sfu_tables.csv line {}: {what}: {line:?}", n + 1) };
-            let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-            let [func, idx, c0, c1, c2] = fields[..] else { bad("expected 5 fields") };
-            let table = match func {
-                "rcp" => &mut rcp,
-                "rsqrt" => &mut rsqrt,
-                "sin" => &mut sin,
-                "ex2" => &mut ex2,
-                "lg2" => &mut lg2,
-                _ => bad("unknown function"),
-            };
-            if idx.parse::<usize>().ok() != Some(table.len()) {
-                bad("rows must be listed in index order");
-            }
-            let coeff = |s: &str| -> i32 {
-                let hex = s.strip_prefix("0x").unwrap_or_else(|| bad("coefficient is not 0x-hex"));
-                let word = u32::from_str_radix(hex, 16);
-                word.unwrap_or_else(|_| bad("coefficient is not 32-bit hex")) as i32
-            };
-            table.push([coeff(c0), coeff(c1), coeff(c2)]);
         }
+        let [rcp, rsqrt, sin, ex2, lg2, sqrt, tanh] = tables;
         fn rows<const N: usize>(v: Vec<Row>, func: &str) -> [Row; N] {
             let len = v.len();
-            v.try_into().unwrap_or_else(|_| panic!("data/tesla_sfu_tables.csv: {func} has {len} rows, expected {N}"))
+            v.try_into().unwrap_or_else(|_| panic!("SFU tables: {func} has {len} rows, expected {N}"))
         }
         Tables {
             rcp: rows(rcp, "rcp"),
@@ -124,6 +133,8 @@ impl Tables {
             sin: rows(sin, "sin"),
             ex2: rows(ex2, "ex2"),
             lg2: rows(lg2, "lg2"),
+            sqrt: rows(sqrt, "sqrt"),
+            tanh: rows(tanh, "tanh"),
         }
     }
 }
@@ -172,6 +183,24 @@ pub(crate) fn pack(neg: bool, e: i32, f: u32) -> u32 {
     } else {
         sign | (e as u32) << F32.frac_bits() | (f & F32.frac_mask() as u32)
     }
+}
+
+/// The output of the `.F16` and `.BF16` MUFU forms (EX2, TANH): the f32 datapath's result `r`
+/// with its significand truncated into `fmt`, a finite result beyond `fmt`'s largest binade
+/// ±Inf, a NaN `fmt`'s canonical NaN. \[Measured on sm_90: an H200's `ex2.approx.f16`,
+/// `ex2.approx.ftz.bf16`, `tanh.approx.f16` and `tanh.approx.bf16` on all 2^16 inputs; for
+/// example `ex2.approx.f16(16)` is +Inf where truncation alone would give 65504.\]
+pub(crate) fn narrow_truncated(fmt: Format, r: u32) -> u16 {
+    if F32.is_nan(r.into()) {
+        return fmt.canonical_nan() as u16;
+    }
+    let beyond = (r & 0x7FFF_FFFF) >> 23 > (F32.bias() + fmt.emax()) as u32;
+    let narrow = if beyond {
+        fmt.inf(r >> 31 != 0)
+    } else {
+        crate::ops::cvt::cvt(F32, fmt, r.into(), crate::round::Rounding::Rz, false)
+    };
+    narrow as u16
 }
 
 /// Normalise the fixed-point value `r` (top bit at most `top`) so that its leading one sits

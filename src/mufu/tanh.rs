@@ -1,164 +1,127 @@
 //! MUFU.TANH (sm_75+) and its `.F16` / `.BF16` forms (sm_75+ / sm_90+): the hyperbolic
 //! tangent.
 //!
-//! **Not hardware-verified.** No public model of MUFU.TANH exists (SEMANTICS §2.3, §7 item 2):
-//! this is a model \[UNK\] built to the documented behaviour.
+//! **Hardware-verified on sm_90.** The datapath is the Tesla SFU's quadratic interpolation
+//! (SEMANTICS §2.2) with the truncated squarer, on a 51-row table of unequal segments; the
+//! table is the H200's, recovered from the GPU's results (`scripts/recover_sfu_tables.py`,
+//! `data/sm90_sfu_tables.csv`), each row the only one that gives all 2^17 results of its
+//! segment. It reproduces every result an H200 returned for `tanh.approx.f32` on
+//! [2^-24, 16) and every 512th positive input (data/hardware/h200-sm90), and for all 2^16
+//! inputs of `tanh.approx.f16` and `tanh.approx.bf16`. No public document describes MUFU.TANH
+//! (SEMANTICS §2.3, §7 item 2); other generations are not measured \[UNK\].
 //!
-//! Design (one core for the three formats): tanh is odd, so the unit works on |x| and copies
-//! the sign, which makes every result exactly sign-symmetric. |x| falls in one of three
-//! ranges:
-//! - |x| < 2^-5, subnormals included: the input is passed through unchanged (PTX 9.7.3.22:
-//!   "subnormal inputs get passed through … since tanh(x) for small values of x is
-//!   approximately the same as x"). The relative error x²/3 of this range, at most
-//!   2^-10/3 = 2^-11.58 just below 2^-5, is what bounds the whole function, and is consistent
-//!   with the documented 2^-11.
-//! - 2^-5 ≤ |x| < 8: a 64-row quadratic-interpolation table in the style of the Tesla SFU
-//!   (SEMANTICS §2.2): a 6-bit index made of the three low bits of the exponent (binades
-//!   2^-5 … 2^2) and the top three fraction bits, the next 17 fraction bits as the
-//!   interpolator operand xh (the last 3 are dropped), coefficients [18, 13, 10] bits wide,
-//!   the Tesla truncated squarer, and the accumulator
-//!   `acc = (c0 << 15) + c1·xh + c2·sq(xh)` ≈ tanh(|x|)·2^(32 − min(k, 0)) for |x| in
-//!   [2^k, 2^(k+1)); for k ≥ 0 it is clamped to 1.0 (2^32), so no result exceeds 1.
-//! - |x| ≥ 8 (and ±Inf): ±1.0 (1 − tanh 8 = 2^-22.1, far below the table's error).
+//! tanh is odd: the unit works on |x| and copies the sign. |x| falls in one of three ranges:
+//! - |x| < 2^-8, zeros and subnormals included: the input passes through unchanged (PTX
+//!   9.7.3.22: subnormal inputs pass through, "tanh(x) for small values of x is approximately
+//!   the same as x"; the relative error x²/3 stays below 2^-17.6).
+//! - 2^-8 ≤ |x| < 8: the binade 2^E (E = −8 … 2) is cut into 1, 1, 1, 2, 2, 4, 4, 4, 8, 16, 8
+//!   segments (more where tanh bends most), indexed by the top fraction bits; the next 17
+//!   fraction bits are the interpolation operand xl and the rest are dropped, so the result
+//!   is constant on runs of 2^(6 − index bits) inputs.
+//!   `acc = (c0 << 16) + c1·xl + c2·sq(xl)` is tanh |x| in units of 2^(T − 39), T = min(E, −1);
+//!   it is **truncated** to 24 bits: `acc >> 16` with exponent T when acc ≥ 2^39, else
+//!   `acc >> 15` with exponent T − 1.
+//! - |x| ≥ 8, ±Inf included: ±1.0 (the GPU saturates from 8, where 1 − tanh 8 = 2^-22.1).
 //!
-//! The accumulator is rounded to nearest even once, into the significand of the output
-//! format: 24 bits for MUFU.TANH, 11 for `.F16`, 8 for `.BF16` (one datapath, a
-//! format-dependent packing). No result of the table range is subnormal, so the input
-//! pass-through is the only way a subnormal comes out, for every format.
-//!
-//! The table is designed at first use by `super::sqrt::design_row` (deterministic; no data
-//! file): each segment's target is tanh at the centre of the 8 inputs that share an xh.
-//! Its error is at most 2^-15.5 relative (binade [2, 4); 2^-17.5 below 1), well inside every
-//! documented bound; the largest errors of the model are the pass-through's (f32) and the
-//! final rounding's (f16/bf16).
+//! The `.F16` and `.BF16` forms run the same datapath on the exactly widened operand and
+//! truncate the f32 result into the narrow format ([`super::narrow_truncated`]).
 
-use std::sync::LazyLock;
-
-use super::sqrt::{check_widths, design_row};
-use super::{interpolate, sq, Row};
+use super::{narrow_truncated, pack, sq, tables, NAN};
 use crate::format::Format;
 use crate::ops::cvt::cvt;
-use crate::round::{round_pack, Rounding};
+use crate::round::Rounding;
 
-/// `acc = (c0 << S0) + c1·xh + (c2·sq(xh) << S2)`, in units of 2^-32 of the binade scale.
-const S0: u32 = 15;
-const S2: u32 = 0;
-const FRAC: i32 = 32;
-/// Coefficient magnitudes in bits (c0, c1, c2).
-const WIDTHS: [u32; 3] = [18, 13, 10];
-/// Below 2^-5 (biased exponent 122) the input passes through; from 8 (biased 130) on the
+/// Index bits of the binades 2^-8 … 2^2 (`[E + 8]`): the number of segments is 2^bits.
+const INDEX_BITS: [u32; 11] = [0, 0, 0, 1, 1, 2, 2, 2, 3, 4, 3];
+/// The first row of each binade's segments.
+const FIRST_ROW: [u32; 11] = {
+    let mut first = [0; 11];
+    let mut k = 1;
+    while k < 11 {
+        first[k] = first[k - 1] + (1 << INDEX_BITS[k - 1]);
+        k += 1;
+    }
+    first
+};
+/// Rows of the TANH table.
+pub const ROWS: usize = 51;
+const _: () = assert!(FIRST_ROW[10] as usize + (1 << INDEX_BITS[10]) == ROWS);
+/// Below 2^-8 (biased exponent 119) the input passes through; from 8 (biased 130) on the
 /// result is ±1.
-const PASS_BELOW: u32 = 122 << 23;
-const SATURATE_FROM: u32 = 130 << 23;
-
-/// The 64-row TANH table, designed at first use (no data file).
-static TABLE: LazyLock<[Row; 64]> = LazyLock::new(|| std::array::from_fn(design));
-
-/// Row `r = (k + 5) << 3 | j` of the TANH table: it covers |x| ∈ 2^k·[1 + j/8, 1 + (j+1)/8),
-/// k = −5 … 2; target tanh(|x|) · 2^(32 − min(k, 0)).
-fn design(r: usize) -> Row {
-    let k = (r >> 3) as i32 - 5;
-    let j = (r & 7) as f64;
-    let scale = 2f64.powi(FRAC - k.min(0));
-    // The datapath sees xh = frac[19:3]; aim at the centre of the 8 inputs sharing it.
-    let row = design_row(S0, S2, |xh| {
-        let t = (xh + 7.0 / 16.0) / 131072.0;
-        tanh_f64(2f64.powi(k) * (1.0 + (j + t) / 8.0)) * scale
-    });
-    check_widths(row, WIDTHS, "tanh");
-    row
-}
-
-/// tanh on [2^-5, 8] in f64 from IEEE-exact operations only (no libm, whose last bits differ
-/// between platforms), so the designed table is the same everywhere:
-/// `tanh x = (1 − u)/(1 + u)` with `u = e^(−2x) = (e^(−2x/1024))^1024`, the inner exponential
-/// a degree-12 Taylor polynomial. Relative error below 2^-36 (tested against CORE-MATH), far
-/// below the accumulator's 2^-32.
-fn tanh_f64(x: f64) -> f64 {
-    let z = -2.0 * x / 1024.0;
-    let mut u = 1.0;
-    for n in (1..=12).rev() {
-        u = 1.0 + u * z / f64::from(n);
-    }
-    for _ in 0..10 {
-        u *= u;
-    }
-    (1.0 - u) / (1.0 + u)
-}
-
-/// The TANH table (designed on first use).
-pub fn table() -> &'static [Row; 64] {
-    &TABLE
-}
+pub(crate) const PASS_BELOW: u32 = 119 << 23;
+pub(crate) const SATURATE_FROM: u32 = 130 << 23;
+const ONE: u32 = 0x3F80_0000;
 
 /// MUFU.TANH of the f32 `x` (bit pattern in, bit pattern out): `tanh.approx.f32`.
 ///
-/// **Model, not hardware-verified** \[UNK; SEMANTICS §2.3, §7 item 2\]; design in the module
-/// doc. No input or output is flushed \[DOC PTX 9.7.3.22, SEMANTICS §5\].
+/// Datapath in the module doc \[measured on sm_90\]. No input or output is flushed \[DOC PTX
+/// 9.7.3.22, SEMANTICS §5\].
 ///
-/// Accuracy (exhaustive over all 2^32 inputs): max relative error 2^-11.58, at the inputs just
-/// below 2^-5 (pass-through); 2^-15.5 over the table range. Bound 2^-11 (PTX 9.7.3.22).
+/// Accuracy (exhaustive over all 2^32 inputs): max relative error 2^-16.46 at 0x3F17040F
+/// (bound 2^-11, PTX 9.7.3.22).
 ///
 /// Specials \[DOC PTX 9.7.3.22\]: ±0 → ±0, ±subnormal → itself, ±Inf → ±1.0, NaN →
 /// 0x7FFFFFFF; |x| ≥ 8 → ±1.0.
 pub fn tanh(x: u32) -> u32 {
-    tanh_core(Format::F32, x, u64::from(x)) as u32
+    let a = x & 0x7FFF_FFFF;
+    if a > 0x7F80_0000 {
+        return NAN;
+    }
+    (x & 0x8000_0000) | tanh_abs(a)
 }
 
-/// MUFU.TANH.F16 (`tanh.approx.f16`): the core on the exactly widened f16 `x`, rounded to
-/// nearest even to 11 bits.
+/// The table row of 2^-8 ≤ `a` < 8 (f32 bits of |x|) and the shift that takes the fraction to
+/// its 17-bit interpolation operand (`xl = frac >> shift & 0x1FFFF`): the binade's first row
+/// plus its top index-bits fraction bits, `shift = 6 − index bits`.
+pub(crate) fn segment(a: u32) -> (usize, u32) {
+    let k = (a >> 23) as usize - 119;
+    let bits = INDEX_BITS[k];
+    ((FIRST_ROW[k] + ((a & 0x7F_FFFF) >> (23 - bits))) as usize, 6 - bits)
+}
+
+/// tanh |x| for a non-NaN `a` = |x|.
+fn tanh_abs(a: u32) -> u32 {
+    if a < PASS_BELOW {
+        return a;
+    }
+    if a >= SATURATE_FROM {
+        return ONE;
+    }
+    let (row, shift) = segment(a);
+    let [c0, c1, c2] = tables().tanh[row].map(i64::from);
+    let xl = (a & 0x7F_FFFF) >> shift & 0x1_FFFF;
+    let acc = (c0 << 16) + c1 * i64::from(xl) + c2 * i64::from(sq(xl));
+    let top = ((a >> 23) as i32).min(126);
+    if acc >= 1 << 39 {
+        pack(false, top, (acc >> 16) as u32)
+    } else {
+        pack(false, top - 1, (acc >> 15) as u32)
+    }
+}
+
+/// MUFU.TANH.F16 (`tanh.approx.f16`): the f32 datapath on the exactly widened f16 `x`, the
+/// result truncated to f16 \[measured on sm_90: all 2^16 inputs\]. Subnormals are supported
+/// (PTX 9.7.4.9): they pass through.
 ///
-/// **Model, not hardware-verified** \[UNK; SEMANTICS §2.3, §7 item 2\]; design in the module
-/// doc. Subnormals are supported (PTX 9.7.4.9): they pass through.
-///
-/// Accuracy (exhaustive over all 2^16 inputs): max absolute error 2^-11.9 (bound 2^-10.987,
-/// PTX 9.7.4.9).
+/// Accuracy (exhaustive over all 2^16 inputs): max absolute error 4.926e-4, just inside the
+/// bound 2^-10.987 = 4.9263e-4 (PTX 9.7.4.9).
 ///
 /// Specials \[DOC PTX 9.7.4.9\]: ±0 → ±0, ±Inf → ±1.0, NaN → 0x7FFF.
 pub fn tanh_f16(x: u16) -> u16 {
     let wide = cvt(Format::F16, Format::F32, u64::from(x), Rounding::Rn, false) as u32;
-    tanh_core(Format::F16, wide, u64::from(x)) as u16
+    narrow_truncated(Format::F16, tanh(wide))
 }
 
-/// MUFU.TANH.BF16 (`tanh.approx.bf16`): the core on the widened bf16 `x` (its bits are the top
-/// half of an f32), rounded to nearest even to 8 bits.
+/// MUFU.TANH.BF16 (`tanh.approx.bf16`): the f32 datapath on the widened bf16 `x` (its bits are
+/// the top half of an f32), the result truncated to bf16 \[measured on sm_90: all 2^16
+/// inputs\]. Subnormals are supported (PTX 9.7.4.9): they pass through.
 ///
-/// **Model, not hardware-verified** \[UNK; SEMANTICS §2.3, §7 item 2\]; design in the module
-/// doc. Subnormals are supported (PTX 9.7.4.9): they pass through.
-///
-/// Accuracy (exhaustive over all 2^16 inputs): max absolute error 2^-9.0 (bound 2^-8,
-/// PTX 9.7.4.9).
+/// Accuracy (exhaustive over all 2^16 inputs): max absolute error 3.9065e-3 at 0x3F3F, a hair
+/// above PTX's bound 2^-8 = 3.90625e-3 (PTX 9.7.4.9): the GPU's own result.
 ///
 /// Specials \[DOC PTX 9.7.4.9\]: ±0 → ±0, ±Inf → ±1.0, NaN → 0x7FFF.
 pub fn tanh_bf16(x: u16) -> u16 {
-    tanh_core(Format::BF16, u32::from(x) << 16, u64::from(x)) as u16
-}
-
-/// The shared datapath: `w` is the operand as f32 bits, `orig` the same value in `fmt` (what
-/// the pass-through returns); the result is in `fmt`.
-fn tanh_core(fmt: Format, w: u32, orig: u64) -> u64 {
-    let neg = w >> 31 != 0;
-    let a = w & 0x7FFF_FFFF;
-    if a > 0x7F80_0000 {
-        return fmt.canonical_nan();
-    }
-    if a < PASS_BELOW {
-        return orig;
-    }
-    if a >= SATURATE_FROM {
-        return fmt.one() | fmt.zero(neg);
-    }
-    let k = (a >> 23) as i32 - 127;
-    let frac = a & 0x7F_FFFF;
-    let row = table()[((k + 5) << 3 | (frac >> 20) as i32) as usize];
-    let xh = (frac & 0xF_FFFF) >> 3;
-    let mut acc = interpolate(row, S0, xh, sq(xh), S2);
-    let scale = k.min(0);
-    if scale == 0 {
-        acc = acc.min(1 << FRAC);
-    }
-    debug_assert!(acc > 0);
-    round_pack(fmt, neg, scale - FRAC, acc as u128, Rounding::Rn, false)
+    narrow_truncated(Format::BF16, tanh(u32::from(x) << 16))
 }
 
 #[cfg(test)]
@@ -214,44 +177,47 @@ mod tests {
         assert_eq!(tanh_bf16(0x7F7F), 0x3F80);
     }
 
+    /// Points an H200 returned (data/hardware/h200-sm90/slices), among them the ones the
+    /// issue tracker quotes: 2^-8 for every input below 2^-8·(1 + 2^-17), −1 + 9·2^-24 at
+    /// x = −7.6136, and the first and last inputs of the table.
     #[test]
-    fn sign_symmetric_and_never_beyond_one_near_the_table() {
-        for a in (PASS_BELOW - 4096..SATURATE_FROM + 4096).step_by(97) {
+    fn results_an_h200_returned() {
+        for (x, gpu) in [
+            (0x3B80_0000, 0x3B80_0000), // 2^-8
+            (0x3B80_003F, 0x3B80_0000), // the 64 inputs sharing xl = 0
+            (0x3B80_0040, 0x3B80_0040),
+            (0x40F3_A3D7, 0x3F7F_FFF7), // 7.6136 → 1 − 9·2^-24
+            (0x40FF_FFFF, 0x3F7F_FFFC),
+            (0x3F80_0000, 0x3F42_F848), // tanh 1 = 0x3F42F7D6 rounded: 2^-16.7 relative
+        ] {
+            assert_eq!(tanh(x), gpu, "tanh({x:#x})");
+            assert_eq!(tanh(x | 0x8000_0000), gpu | 0x8000_0000, "tanh(-{x:#x})");
+        }
+    }
+
+    /// Never beyond 1; and not monotone: at the boundary of two segments the GPU's result
+    /// can step down (here by 34 units between 0x3DBFFFFF and 0x3DC00000, the start of the
+    /// second segment of [2^-4, 2^-3)).
+    #[test]
+    fn never_beyond_one_and_not_monotone_at_a_segment_boundary() {
+        for a in (PASS_BELOW - 4096..SATURATE_FROM + 4096).step_by(61) {
             let r = tanh(a);
-            assert_eq!(tanh(a | 0x8000_0000), r | 0x8000_0000, "tanh(-{a:#x})");
-            assert!(r <= 0x3F80_0000, "tanh({a:#x}) = {r:#x} > 1");
+            assert!(r <= ONE, "tanh({a:#x}) = {r:#x} > 1");
         }
+        // The H200's words.
+        assert_eq!(tanh(0x3DBF_FFFF), 0x3DBF_7082);
+        assert_eq!(tanh(0x3DC0_0000), 0x3DBF_7060);
     }
 
     #[test]
-    fn table_is_deterministic_and_fits_its_widths() {
-        let t = table();
-        for row in t {
-            check_widths(*row, WIDTHS, "tanh");
-            assert!(row[1] >= 0, "tanh does not fall: {row:?}");
+    fn table_geometry() {
+        let t = &tables().tanh;
+        assert_eq!(FIRST_ROW, [0, 1, 2, 3, 5, 7, 11, 15, 19, 27, 43]);
+        // Row 0 starts at 2^-8 exactly: 2^23 in units of 2^(−8−23).
+        assert_eq!(t[0][0], 1 << 23);
+        for (i, &[c0, c1, c2]) in t.iter().enumerate() {
+            assert!((1 << 22..=1 << 24).contains(&c0), "row {i}: c0 {c0:#x}");
+            assert!(c1 > 0 && c2 < 0, "row {i}: tanh rises and bends down: {c1}, {c2}");
         }
-        // Designing again gives the same bits.
-        for r in [0, 7, 31, 40, 63] {
-            assert_eq!(design(r), t[r]);
-        }
-    }
-
-    #[test]
-    fn table_fingerprint_is_pinned() {
-        let t = table();
-        assert_eq!(t[0], [131_029, 4_092, -2]);
-        assert_eq!(t[63], [131_072, 0, 0]);
-        assert_eq!(crate::mufu::sqrt::tests::fingerprint(t), 0x36D7_CAB7_04ED_F0C6);
-    }
-
-    #[test]
-    fn design_reference_tanh_is_accurate() {
-        let mut worst = 0f64;
-        for i in 0..=100_000 {
-            let x = 2f64.powi(-5) + (8.0 - 2f64.powi(-5)) * f64::from(i) / 100_000.0;
-            let exact = core_math::tanh(x);
-            worst = worst.max(((tanh_f64(x) - exact) / exact).abs());
-        }
-        assert!(worst < 2f64.powi(-36), "relative error 2^{}", worst.log2());
     }
 }

@@ -353,7 +353,6 @@ impl Instr {
 
     /// How well the returned bits are established (see [`Evidence`]).
     pub fn evidence(&self) -> Evidence {
-        let f32 = self.ty == Type::F32;
         match self.opcode {
             Opcode::Div | Opcode::Rcp | Opcode::Sqrt if matches!(self.mode, Mode::Round(_)) => Evidence::IeeeExact,
             Opcode::Testp(_)
@@ -366,18 +365,20 @@ impl Instr {
             | Opcode::Min
             | Opcode::Max
             | Opcode::Cvt { .. } => Evidence::IeeeExact,
-            // The NaN rules of abs/neg; MUFU.SIN/COS/EX2/LG2 and their f32 PTX forms on every
-            // input, RCP64H/RSQ64H and the f64 approximations and div.approx/.full on samples:
-            // all reproduced bit for bit on an H200 (data/hardware/h200-sm90/).
-            Opcode::Abs | Opcode::Neg => Evidence::HardwareVerified,
-            Opcode::Mufu(MufuFn::Sqrt | MufuFn::Tanh) => Evidence::Model,
-            Opcode::Mufu(MufuFn::Ex2) if !f32 => Evidence::Model,
-            Opcode::Mufu(_) => Evidence::HardwareVerified,
-            Opcode::Sqrt | Opcode::Tanh => Evidence::Model,
-            Opcode::Ex2 if !f32 => Evidence::Model,
-            Opcode::Rcp | Opcode::Rsqrt | Opcode::Div | Opcode::Sin | Opcode::Cos | Opcode::Lg2 | Opcode::Ex2 => {
-                Evidence::HardwareVerified
-            }
+            // The NaN rules of abs/neg; every MUFU function and the f32/f16/bf16 approximations
+            // on every input (SQRT and TANH through their binades' dumps), RCP64H/RSQ64H, the
+            // f64 approximations and div.approx/.full on samples: all reproduced bit for bit on
+            // an H200 (data/hardware/h200-sm90/).
+            Opcode::Abs | Opcode::Neg | Opcode::Mufu(_) => Evidence::HardwareVerified,
+            Opcode::Rcp
+            | Opcode::Rsqrt
+            | Opcode::Sqrt
+            | Opcode::Div
+            | Opcode::Sin
+            | Opcode::Cos
+            | Opcode::Lg2
+            | Opcode::Ex2
+            | Opcode::Tanh => Evidence::HardwareVerified,
             // RRO exists on sm_5x/6x only, which no capture has reached.
             Opcode::Rro(_) => Evidence::Documented,
         }

@@ -1,7 +1,7 @@
 //! MUFU.EX2.F16 and MUFU.EX2.BF16: 2^x of a half-precision value (sm_75+ / sm_90+).
 //!
-//! **Hardware-verified on sm_90**: an H200 returned these bits for all 2^16 inputs of
-//! `ex2.approx.f16` and `ex2.approx.ftz.bf16` (data/hardware/h200-sm90). The `.F16`/`.BF16`
+//! **Hardware-verified on sm_90**: an H200 and an H100 returned these bits for all 2^16 inputs
+//! of `ex2.approx.f16` and `ex2.approx.ftz.bf16` (data/hardware/h200-sm90, h100-sm90). The `.F16`/`.BF16`
 //! forms are the same MUFU opcode with one format bit set (bit 72 / 73, SEMANTICS §1.4), and
 //! they are the f32 unit: the f32 MUFU.EX2 datapath ([`super::ex2::ex2`], the Tesla EX2 table
 //! behind the truncating 7.23 conversion) on the exactly widened operand, its result truncated

@@ -7,8 +7,10 @@
 //! `data/sm90_sfu_tables.csv`), each row the only one that gives all 2^17 results of its
 //! segment. It reproduces every result an H200 returned for `tanh.approx.f32` on
 //! [2^-24, 16) and every 512th positive input (data/hardware/h200-sm90), and for all 2^16
-//! inputs of `tanh.approx.f16` and `tanh.approx.bf16`. No public document describes MUFU.TANH
-//! (SEMANTICS §2.3, §7 item 2); other generations are not measured \[UNK\].
+//! inputs of `tanh.approx.f16` and `tanh.approx.bf16`; an H100 returned the model's bits for
+//! every one of the 2^32 f32 inputs and the 2^16 f16 and bf16 inputs (data/hardware/h100-sm90).
+//! No public document describes MUFU.TANH (SEMANTICS §2.3, §7 item 2); other generations are
+//! not measured \[UNK\].
 //!
 //! tanh is odd: the unit works on |x| and copies the sign. |x| falls in one of three ranges:
 //! - |x| < 2^-8, zeros and subnormals included: the input passes through unchanged (PTX

@@ -156,10 +156,8 @@ fn a_whole_format_sweep_covers_both_signs_and_every_input() {
     // The plot has a bar per bucket, and ticks on both sides of zero.
     let doc = text(&fs::read(&svg).unwrap());
     assert_eq!(doc.matches("class=\"bucket\"").count(), profile.len());
-    let labels: Vec<f64> = doc
-        .split("</text>")
-        .filter_map(|t| t.rsplit('>').next().and_then(|l| l.parse().ok()))
-        .collect();
+    let labels: Vec<f64> =
+        doc.split("</text>").filter_map(|t| t.rsplit('>').next().and_then(|l| l.parse().ok())).collect();
     assert!(labels.iter().any(|&x| x <= -1000.0) && labels.iter().any(|&x| x >= 1000.0), "{labels:?}");
 }
 

@@ -31,3 +31,8 @@ pub use kernels::{SimdLevel, SimdLevelError, SIMD_LEVEL_VARIABLE};
 pub use prepared::Prepared;
 pub use ptx::{EvalError, Evidence, Instr, Mode, Modifiers, Opcode, ParseError, ParseErrorKind, Target, Type};
 pub use round::Rounding;
+
+/// The README's Rust examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;

@@ -118,7 +118,7 @@ fn a_fake_device_run_compares_identical_and_a_flipped_bit_is_found() {
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("identical on 65536 inputs"), "{}", text(&o));
     let o = ptxfp(&["compare", kit, "--mismatches"]);
-    assert_eq!(o.status.code(), Some(1), "a differing spelling fails: {}", text(&o));
+    assert_eq!(o.status.code(), Some(3), "a differing spelling fails: {}", text(&o));
     let report: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(dir.path("summary.json")).unwrap()).unwrap();
     let rows = report.as_array().unwrap();

@@ -73,6 +73,58 @@ fn bad_input_is_a_one_line_error_and_nonzero_exit() {
 }
 
 #[test]
+fn stdin_skips_blank_lines_and_comments() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ptxfp"))
+        .args(["eval", "add.rn.f32"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"# a, b\n1 2\n\n   \n3 4  # seven\n#\n5 6\n").unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "0x40400000 3\n0x40e00000 7\n0x41300000 11\n");
+}
+
+#[test]
+fn options_after_the_operands_are_options() {
+    let before = ptxfp(&["eval", "--arch", "sm_52", "RRO.EX2", "1"]);
+    assert!(before.status.success(), "{}", stderr(&before));
+    for args in [
+        &["eval", "RRO.EX2", "1", "--arch", "sm_52"][..],
+        &["eval", "RRO.EX2", "--arch", "sm_52", "1"],
+        &["eval", "RRO.EX2", "1", "--arch=sm_52"],
+    ] {
+        let o = ptxfp(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert_eq!(stdout(&o), stdout(&before), "{args:?}");
+    }
+    let o = ptxfp(&["eval", "add.rn.f32", "1", "2", "--help"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Usage: ptxfp eval"), "{}", stdout(&o));
+    // Operands with a leading '-' are still operands, and after `--` everything is.
+    let o = ptxfp(&["eval", "add.rn.f32", "-1.5", "-inf"]);
+    assert_eq!(stdout(&o).trim(), "0xff800000 -inf", "{}", stderr(&o));
+    let o = ptxfp(&["eval", "--", "add.rn.f32", "-0", "-0"]);
+    assert_eq!(stdout(&o).trim(), "0x80000000 -0", "{}", stderr(&o));
+    // An unknown option is a usage error, status 1, wherever it is written.
+    let o = ptxfp(&["eval", "add.rn.f32", "1", "2", "--frobnicate"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--frobnicate"), "{}", stderr(&o));
+}
+
+#[test]
+fn help_documents_the_exit_statuses() {
+    let o = ptxfp(&["--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = stdout(&o);
+    for status in ["0 success", "1 a usage", "3 a check failed", "--no-fail"] {
+        assert!(text.contains(status), "{status}: {text}");
+    }
+}
+
+#[test]
 fn a_bad_stdin_line_names_its_number() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_ptxfp"))
         .args(["eval", "mul.rn.f32"])
@@ -93,7 +145,24 @@ fn ops_lists_the_catalog() {
     assert!(o.status.success());
     let text = stdout(&o);
     let fma = text.lines().find(|l| l.starts_with("fma.rn.ftz.sat.f32 ")).expect("fma.rn.ftz.sat.f32 listed");
-    assert!(fma.contains("sm_20") && fma.contains("ieee-exact"), "{fma}");
+    // PTX has it from sm_20; the targets --arch accepts start at sm_50.
+    assert!(fma.contains(" sm_50+ ") && fma.contains("ieee-exact"), "{fma}");
+    let rro = text.lines().find(|l| l.starts_with("RRO.EX2 ")).expect("RRO.EX2 listed");
+    assert!(rro.contains(" sm_50-sm_62 "), "{rro}");
+    let f32x2 = text.lines().find(|l| l.starts_with("add.rn.f32x2 ")).expect("add.rn.f32x2 listed");
+    assert!(f32x2.contains(" sm_100+ "), "{f32x2}");
+    // Every target listed is one --arch accepts.
+    let listed: std::collections::BTreeSet<&str> = text
+        .lines()
+        .skip(1)
+        .map(|line| line.split_whitespace().find(|w| w.starts_with("sm_")).expect("a target"))
+        .flat_map(|targets| targets.trim_end_matches('+').split('-'))
+        .collect();
+    assert!(listed.len() > 3, "{listed:?}");
+    for sm in listed {
+        let o = ptxfp(&["eval", "--arch", sm, "add.rn.f32", "1", "2"]);
+        assert!(o.status.success(), "{sm}: {}", stderr(&o));
+    }
     assert!(text.lines().any(|l| l.starts_with("MUFU.RCP ")));
     assert!(text.lines().any(|l| l.starts_with("cvt.rn.f16.f32 ")));
     let o = ptxfp(&["ops", "f16x2"]);
@@ -123,6 +192,10 @@ fn bench_reports_rates_and_the_baseline_ratio_as_json() {
     let o = ptxfp(&["bench", "--size", "0", "add.rn.f32"]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("--size 0"), "{}", stderr(&o));
+    // Lengths are written as --random counts are.
+    let o = ptxfp(&["bench", "--json", "--size", "1e3,2_000", "add.rn.f32"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("\"elements\": 1000,") && stdout(&o).contains("\"elements\": 2000,"));
 }
 
 #[test]

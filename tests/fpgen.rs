@@ -1,10 +1,12 @@
 //! The IBM FPgen IEEE 754 test vectors (binary32) as an independent oracle for the f32
 //! arithmetic: add, sub, mul, div, fma and sqrt in the four rounding modes, without `.ftz`.
 //!
-//! The vectors are CI-only data read from `../shared/vectors/ibm-fpgen` next to the crate; they
-//! are never copied into the project. When that directory is absent every test here prints a
-//! line starting with `SKIPPED:` and returns; when it is present, each test asserts that a
-//! large number of lines was checked.
+//! The vectors are CI-only data read from `../shared/vectors/ibm-fpgen` next to the crate (or
+//! the directory `PTXFP_FPGEN_DIR` names); they are never copied into the project. When that
+//! directory is absent every test here writes a line `fpgen <op>: NOT CHECKED: …` to the
+//! process's standard error, which the test harness does not capture, so `cargo test` shows
+//! it; with the environment variable `CI` or `PTXFP_REQUIRE_DATA` set, the tests fail instead.
+//! When it is present, each test asserts that a large number of lines was checked.
 //!
 //! Line format (the suite's `syntax.txt`):
 //!
@@ -31,7 +33,9 @@
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::OnceLock;
 
 use ptxfp::ops::{add, div, fma, mul, sqrt};
@@ -256,13 +260,23 @@ fn read_suite(dir: &Path) -> Suite {
     Suite { dir: dir.to_path_buf(), vectors, errors }
 }
 
-/// The parsed suite, or `None` (after saying so) when the vector directory is absent.
-fn suite() -> Option<&'static Suite> {
+/// Environment variables that make absent vectors a failure.
+const REQUIRE: [&str; 2] = ["CI", "PTXFP_REQUIRE_DATA"];
+
+/// The parsed suite, or `None` when the vector directory is absent: then `op`'s test says so
+/// on the process's standard error (shown by `cargo test`, unlike captured output), or fails
+/// where the data is required ([`REQUIRE`]).
+fn suite(op: Op) -> Option<&'static Suite> {
     static SUITE: OnceLock<Option<Suite>> = OnceLock::new();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/vectors/ibm-fpgen");
+    let dir = std::env::var_os("PTXFP_FPGEN_DIR")
+        .map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/vectors/ibm-fpgen"), PathBuf::from);
     let suite = SUITE.get_or_init(|| dir.is_dir().then(|| read_suite(&dir)));
     if suite.is_none() {
-        eprintln!("SKIPPED: IBM FPgen vectors not found at {}; nothing checked", dir.display());
+        let message = format!("fpgen {}: NOT CHECKED: no IBM FPgen vectors at {}", op.ptx(), dir.display());
+        if let Some(var) = REQUIRE.iter().find(|v| std::env::var_os(v).is_some()) {
+            panic!("{message} (required because {var} is set)");
+        }
+        let _ = writeln!(std::io::stderr(), "{message} (set PTXFP_REQUIRE_DATA=1 to fail instead)");
     }
     suite.as_ref()
 }
@@ -284,7 +298,7 @@ fn agrees(expected: Expected, actual: u64) -> bool {
 
 /// Check every usable line of `op`; `min_checked` guards against a silently empty run.
 fn run(op: Op, min_checked: usize) {
-    let Some(suite) = suite() else { return };
+    let Some(suite) = suite(op) else { return };
     let parse_errors: Vec<_> = suite.errors.iter().filter(|e| e.0 == op).collect();
     assert!(
         parse_errors.is_empty(),
@@ -410,4 +424,31 @@ fn fpgen_fma() {
 #[test]
 fn fpgen_sqrt() {
     run(Op::Sqrt, 50);
+}
+
+/// Without the vectors `fpgen_add` passes with its NOT CHECKED line on standard error, and
+/// fails where they are required (this test binary run on a directory that does not exist).
+#[test]
+fn absent_vectors_are_reported_and_fail_where_required() {
+    let run = |require: Option<&str>| {
+        let mut child = Command::new(std::env::current_exe().unwrap());
+        child.args(["--exact", "fpgen_add"]).env("PTXFP_FPGEN_DIR", "/nonexistent/ibm-fpgen");
+        for var in REQUIRE {
+            child.env_remove(var);
+        }
+        if let Some(var) = require {
+            child.env(var, "1");
+        }
+        child.output().unwrap()
+    };
+    let quiet = run(None);
+    let stderr = String::from_utf8_lossy(&quiet.stderr);
+    assert!(quiet.status.success(), "{stderr}");
+    assert!(stderr.contains("fpgen add: NOT CHECKED: no IBM FPgen vectors at /nonexistent/ibm-fpgen"), "{stderr}");
+    for var in REQUIRE {
+        let required = run(Some(var));
+        let stdout = String::from_utf8_lossy(&required.stdout);
+        assert!(!required.status.success(), "{var}: {stdout}");
+        assert!(stdout.contains(&format!("required because {var} is set")), "{var}: {stdout}");
+    }
 }

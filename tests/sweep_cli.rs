@@ -45,6 +45,10 @@ fn assert_same_report(a: &Value, b: &Value) {
     assert_eq!(a.as_object().unwrap().len(), b.as_object().unwrap().len());
 }
 
+/// 256 inputs around the input where cos.approx.f32 has its largest absolute error on
+/// [-2pi, 2pi], 0x409ccdb6 (4.900111198425293).
+const COS_WORST: &str = "0x409ccd00..0x409cce00";
+
 fn histogram(report: &Value) -> Vec<(i64, u64)> {
     report["ulp_histogram"]
         .as_object()
@@ -115,6 +119,87 @@ fn three_shards_merge_into_the_unsharded_report() {
     let out = ptxfp(&dir, &["merge", "--json", "m3.json", paths[0].to_str().unwrap(), paths[0].to_str().unwrap()]);
     assert!(!out.status.success() && text(&out.stderr).contains("twice"), "{}", text(&out.stderr));
     assert!(!dir.path("m2.json").exists() && !dir.path("m3.json").exists());
+    // Only the text and a plot: no --json needed.
+    let plot = dir.path("merged.svg");
+    let mut merge = vec!["merge", "--plot", plot.to_str().unwrap()];
+    merge.extend(paths.iter().map(|p| p.to_str().unwrap()));
+    let out = ptxfp(&dir, &merge);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("bound       PASS") && plot.exists(), "{}", text(&out.stdout));
+}
+
+#[test]
+fn a_whole_format_sweep_covers_both_signs_and_every_input() {
+    // Every f16 bit pattern: the interval 0x0000..=0xffff crosses the sign bit.
+    let dir = TempDir::new("whole");
+    let svg = dir.path("h.svg");
+    let r = sweep_json(&dir, "h.json", &["ex2.approx.f16", "--plot", svg.to_str().unwrap()]);
+    let count = r["count"].as_u64().unwrap();
+    assert_eq!(count, 1 << 16);
+    let profile = r["profile"].as_array().unwrap();
+    // 2^16 inputs fill every one of the 2048 buckets.
+    assert_eq!(profile.len(), 2048);
+    let sum = |list: &Value| list.as_array().unwrap().iter().map(|b| b["count"].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(sum(&r["profile"]), count);
+    assert_eq!(sum(&r["binades"]), count);
+    let inputs: Vec<f64> = profile.iter().filter_map(|b| b["input"].as_f64()).collect();
+    // Bucket inputs ascend from the most negative finite values to the most positive ones;
+    // the buckets beyond the infinities hold the NaNs.
+    assert!(inputs.windows(2).all(|w| w[0] <= w[1]));
+    assert!(inputs.first().unwrap() < &-60000.0 && inputs.last().unwrap() > &60000.0, "{inputs:?}");
+    let nan_buckets = profile.iter().filter(|b| b["input"] == "nan").count();
+    assert!(nan_buckets >= 2, "{nan_buckets} buckets of NaN inputs");
+    let positive: u64 = profile
+        .iter()
+        .filter(|b| b["input"].as_f64().is_some_and(|x| x > 0.0))
+        .map(|b| b["count"].as_u64().unwrap())
+        .sum();
+    assert!(positive > 30_000 && positive < 32_768, "{positive} positive inputs in the profile");
+    // The plot has a bar per bucket, and ticks on both sides of zero.
+    let doc = text(&fs::read(&svg).unwrap());
+    assert_eq!(doc.matches("class=\"bucket\"").count(), profile.len());
+    let labels: Vec<f64> =
+        doc.split("</text>").filter_map(|t| t.rsplit('>').next().and_then(|l| l.parse().ok())).collect();
+    assert!(labels.iter().any(|&x| x <= -1000.0) && labels.iter().any(|&x| x >= 1000.0), "{labels:?}");
+}
+
+#[test]
+fn the_plot_title_names_the_worst_input() {
+    // Every maximum of rcp on [1, 2) is one unit; the first input reaching it is 1.000172734260559
+    // (README), not the start of the last bucket that has one.
+    let dir = TempDir::new("title");
+    let svg = dir.path("r.svg");
+    let r = sweep_json(&dir, "r.json", &["rcp.approx.ftz.f32", "--range", "1.0..2.0", "--plot", svg.to_str().unwrap()]);
+    assert_eq!(r["worst"]["ulp"]["inputs"][0], "0x3f8005a9");
+    let doc = text(&fs::read(&svg).unwrap());
+    assert!(doc.contains("max 1 ulp at 1.000172734260559;"), "{doc}");
+}
+
+#[test]
+fn exit_statuses_tell_pass_failure_and_usage_errors_apart() {
+    let dir = TempDir::new("exit");
+    // Differences from --ref: status 3, and 0 with --no-fail; the same report either way.
+    let args = ["sweep", "-q", "sqrt.approx.f32", "--range", "1.0..1.001", "--ref", "sqrt.rz.f32"];
+    let out = ptxfp(&dir, &args);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("differ from --ref") && text(&out.stderr).contains("--no-fail"));
+    let passed = ptxfp(&dir, &[&args[..], &["--no-fail"]].concat());
+    assert_eq!(passed.status.code(), Some(0), "{}", text(&passed.stderr));
+    assert!(text(&passed.stdout).contains("mismatches") && passed.stderr.is_empty());
+    // A failing bound: cos.approx.f32 reaches 2^-20.43 on [-2pi, 2pi] (README), near its worst input.
+    let out = ptxfp(&dir, &["sweep", "-q", "cos.approx.f32", "--range", COS_WORST]);
+    assert_eq!(out.status.code(), Some(3), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(text(&out.stdout).contains("bound       FAIL"), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("bound fails"), "{}", text(&out.stderr));
+    // A passing sweep against the default reference, even with mismatches: 0.
+    let out = ptxfp(&dir, &["sweep", "-q", "ex2.approx.f16"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // Usage errors are status 1 like every other error; help is 0.
+    let out = ptxfp(&dir, &["sweep", "ex2.approx.f16", "--frobnicate"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let out = ptxfp(&dir, &["sweep", "--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("--no-fail"));
 }
 
 #[test]
@@ -135,19 +220,24 @@ fn a_resumed_sweep_equals_an_uninterrupted_one() {
         "--stop-after-units",
         "3",
     ];
+    let plot = dir.path("part.svg");
+    interrupted.extend_from_slice(&["--plot", plot.to_str().unwrap()]);
     interrupted.extend_from_slice(&args);
     let out = ptxfp(&dir, &interrupted);
     assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("--resume"), "{}", text(&out.stderr));
-    assert!(cp.exists() && !json.exists());
+    assert!(text(&out.stderr).contains("part.json") && text(&out.stderr).contains("part.svg"), "{}", text(&out.stderr));
+    assert!(cp.exists() && !json.exists() && !plot.exists());
     let checkpoint: Value = serde_json::from_str(&fs::read_to_string(&cp).unwrap()).unwrap();
-    let partial = checkpoint["report"]["count"].as_u64().unwrap();
+    let partial = checkpoint["checkpoint"]["report"]["count"].as_u64().unwrap();
     assert!(partial > 0 && partial < whole["count"].as_u64().unwrap(), "{partial}");
-    // Resumed: the same report as one run, and the checkpoint is gone.
-    let out = ptxfp(&dir, &["sweep", "--quiet", "--resume", cp.to_str().unwrap(), "--json", json.to_str().unwrap()]);
+    // Resumed with the checkpoint alone: the report and plot the interrupted run was asked
+    // for, the report the same as one run's, and the checkpoint is gone.
+    let out = ptxfp(&dir, &["sweep", "--quiet", "--resume", cp.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let resumed: Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
     assert_same_report(&resumed, &whole);
+    assert!(text(&fs::read(&plot).unwrap()).contains("lg2.approx.ftz.f32"));
     assert!(!cp.exists());
 }
 
@@ -171,8 +261,12 @@ fn a_dump_with_planted_mismatches_reports_exactly_those_inputs() {
     }
     let dump = dir.path("gpu.bin");
     write_u16(&dump, &results);
-    let r = sweep_json(&dir, "d.json", &["ex2.approx.f16", "--ref", dump.to_str().unwrap()]);
+    let r = sweep_json(&dir, "d.json", &["ex2.approx.f16", "--ref", dump.to_str().unwrap(), "--no-fail"]);
     assert_eq!(r["mismatches"]["count"], planted.len());
+    // Each is one unit away from the dump's result, whatever the bit flip did.
+    for case in r["mismatches"]["first"].as_array().unwrap() {
+        assert_eq!((&case["metric"], &case["error"]), (&Value::from("ulp"), &Value::from(1.0)), "{case}");
+    }
     let first: Vec<u64> =
         r["mismatches"]["first"].as_array().unwrap().iter().map(|c| c["index"].as_u64().unwrap()).collect();
     assert_eq!(first, planted.iter().map(|&i| i as u64).collect::<Vec<_>>());
@@ -188,7 +282,7 @@ fn a_dump_with_planted_mismatches_reports_exactly_those_inputs() {
     bytes.extend_from_slice(padded.as_bytes());
     bytes.extend(results.iter().flat_map(|w| w.to_le_bytes()));
     fs::write(&npy, &bytes).unwrap();
-    let r = sweep_json(&dir, "n.json", &["ex2.approx.f16", "--ref", npy.to_str().unwrap()]);
+    let r = sweep_json(&dir, "n.json", &["ex2.approx.f16", "--ref", npy.to_str().unwrap(), "--no-fail"]);
     assert_eq!(r["mismatches"]["count"], planted.len());
 
     // Malformed dumps: a clear error, exit 1, no report.
@@ -221,7 +315,8 @@ fn a_dump_with_planted_mismatches_reports_exactly_those_inputs() {
 fn another_instruction_as_reference() {
     // sqrt.approx.f32 against sqrt.rn.f32 on [1, 4): bit-exact comparison, errors in ulp.
     let dir = TempDir::new("ref-instr");
-    let r = sweep_json(&dir, "s.json", &["sqrt.approx.f32", "--range", "1.0..4.0", "--ref", "sqrt.rn.f32"]);
+    let r =
+        sweep_json(&dir, "s.json", &["sqrt.approx.f32", "--range", "1.0..4.0", "--ref", "sqrt.rn.f32", "--no-fail"]);
     assert_eq!(r["reference"], "sqrt.rn.f32");
     assert!(r["max_ulp"].as_i64().unwrap().abs() <= 2, "{}", r["max_ulp"]);
     let out = ptxfp(&dir, &["sweep", "-q", "sqrt.approx.f32", "--ref", "sqrt.rn.f64"]);

@@ -53,6 +53,7 @@ fn data<'a>(buckets: &'a [Bucket], bound: Option<f64>, hist: &'a BTreeMap<i64, u
         metric: Metric::Relative,
         buckets,
         bound,
+        worst_input: Some("-1.5"),
         histogram: hist,
     }
 }
@@ -145,6 +146,25 @@ fn svg_is_balanced_and_shows_title_bound_and_one_bar_per_distance() {
 }
 
 #[test]
+fn the_title_stays_legible_and_names_the_worst_input() {
+    let buckets = f32_buckets();
+    let hist = sample_histogram();
+    // A title too long for one line at the largest size goes on two at the next (18 px).
+    let title = "ex2.approx.ftz.f32 on sm_90 | all f32 values: all 4294967296 f32 inputs | vs 2^x correctly \
+                 rounded to f32, subnormal inputs and results flushed to zero";
+    let plot = PlotData { title, ..data(&buckets, None, &hist) };
+    let doc = svg(&plot);
+    let title_lines: Vec<&str> =
+        doc.lines().filter(|l| l.contains("ex2.approx.ftz.f32") || l.contains("flushed to zero")).collect();
+    assert_eq!(title_lines.len(), 2, "{title_lines:?}");
+    assert!(title_lines.iter().all(|l| l.contains("font-size=\"18\"")), "{title_lines:?}");
+    assert!(!doc.contains("font-size=\"9\""));
+    // The panel names the input it is given, whichever bucket holds the maximum.
+    assert!(doc.contains("Relative error: max 2^-20"), "{doc}");
+    assert!(doc.contains(" at -1.5</text>"), "{doc}");
+}
+
+#[test]
 fn svg_without_a_bound_has_no_bound_line() {
     let buckets = f32_buckets();
     let hist = sample_histogram();
@@ -204,17 +224,31 @@ fn edge_cases_do_not_panic() {
     for metric in [Metric::Ulp, Metric::Absolute, Metric::Relative] {
         for (buckets, bound) in cases {
             for histogram in [&empty_hist, &hist] {
-                let plot = PlotData { title: "", metric, buckets, bound, histogram };
+                let plot = PlotData { title: "", metric, buckets, bound, worst_input: None, histogram };
                 assert_balanced(&svg(&plot));
             }
         }
     }
     // Errors exactly at the bound are not above it.
-    let plot = PlotData { title: "t", metric: Metric::Ulp, buckets: &at_bound, bound: Some(0.25), histogram: &hist };
+    let plot = PlotData {
+        title: "t",
+        metric: Metric::Ulp,
+        buckets: &at_bound,
+        bound: Some(0.25),
+        worst_input: None,
+        histogram: &hist,
+    };
     assert!(svg(&plot).contains("all within the bound"));
     // One huge ulp error moves the ulp axis to powers of two.
     let big = [Bucket { key: 0.0, input: 1.0, error: 1.0 }, Bucket { key: 1.0, input: 2.0, error: 1e9 }];
-    let plot = PlotData { title: "t", metric: Metric::Ulp, buckets: &big, bound: Some(2.0), histogram: &hist };
+    let plot = PlotData {
+        title: "t",
+        metric: Metric::Ulp,
+        buckets: &big,
+        bound: Some(2.0),
+        worst_input: Some("2"),
+        histogram: &hist,
+    };
     let doc = svg(&plot);
     assert!(doc.contains(">2^0</text>") && doc.contains(">2^32</text>"), "{doc}");
     assert!(doc.contains("1/2 buckets above bound"));

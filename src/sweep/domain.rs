@@ -173,9 +173,18 @@ impl PatternSet {
         unreachable!("pattern index beyond the set")
     }
 
-    /// The smallest and largest ordinal in the set (for plot axes).
+    /// The smallest and largest ordinal in the set (for plot axes). An interval of patterns
+    /// that crosses the sign bit holds the positive patterns up to the largest (NaN) and the
+    /// negative ones from −0, so its ordinals are not those of its ends alone.
     pub fn ordinal_span(&self) -> (i64, i64) {
-        let keys = self.intervals.iter().flat_map(|&(lo, hi)| [ordinal(self.fmt, lo), ordinal(self.fmt, hi)]);
+        let sign = self.fmt.sign_bit();
+        let keys = self.intervals.iter().flat_map(|&(lo, hi)| {
+            let mut ends = vec![lo, hi];
+            if lo < sign && sign <= hi {
+                ends.extend([sign - 1, sign]);
+            }
+            ends.into_iter().map(|b| ordinal(self.fmt, b))
+        });
         keys.fold((i64::MAX, i64::MIN), |(a, b), k| (a.min(k), b.max(k)))
     }
 
@@ -414,6 +423,18 @@ mod tests {
         let r = PatternSet::range(Format::F16, "0x7c00..=0x7fff").unwrap();
         assert_eq!(r.intervals, vec![(0x7C00, 0x7FFF)]);
         assert!(PatternSet::range(Format::F16, "0x0..0x10000").unwrap_err().contains("too wide"));
+    }
+
+    /// Sets whose intervals of patterns cross the sign bit span negative and positive
+    /// ordinals, NaNs of both signs included.
+    #[test]
+    fn spans_cover_both_signs() {
+        assert_eq!(PatternSet::all(Format::F32).ordinal_span(), (-(1 << 31), (1 << 31) - 1));
+        assert_eq!(PatternSet::all(Format::F16).ordinal_span(), (-(1 << 15), (1 << 15) - 1));
+        let crossing = PatternSet::range(Format::F16, "0x7000..=0x8010").unwrap();
+        assert_eq!(crossing.ordinal_span(), (-0x11, 0x7FFF));
+        assert_eq!(PatternSet::range(Format::F16, "-1.0..=2.0").unwrap().ordinal_span(), (-0x3C01, 0x4000));
+        assert_eq!(PatternSet::binade(Format::F16, 0).unwrap().ordinal_span(), (0x3C00, 0x3FFF));
     }
 
     #[test]

@@ -126,14 +126,6 @@ pub struct Checkpoint {
 }
 
 impl Checkpoint {
-    pub fn to_json(&self) -> String {
-        serde_json::to_string(self).expect("a checkpoint always serializes")
-    }
-
-    pub fn from_json(text: &str) -> Result<Checkpoint, String> {
-        serde_json::from_str(text).map_err(|e| format!("not a ptxfp sweep checkpoint: {e}"))
-    }
-
     fn is_done(&self, unit: u64) -> bool {
         self.done.iter().any(|&(a, b)| (a..b).contains(&unit))
     }
@@ -210,6 +202,7 @@ impl Sweep {
             arch: self.target.to_string(),
             domain: self.domain.describe(),
             reference: self.reference.description().to_string(),
+            errors_against: self.reference.errors_against(),
             shard: self.shard.label(),
             ctx: &self.ctx,
             bound: self.bound.as_ref(),

@@ -50,6 +50,8 @@ pub struct PlotData<'a> {
     pub buckets: &'a [Bucket],
     /// The documented bound in the same metric, if any.
     pub bound: Option<f64>,
+    /// The input with the largest error (its operands' values), named in the panel's title.
+    pub worst_input: Option<&'a str>,
     /// Signed ulp distance → count.
     pub histogram: &'a BTreeMap<i64, u64>,
 }
@@ -232,10 +234,36 @@ fn fit(text: &str, width: f64, scales: &[u32]) -> u32 {
     scales.iter().copied().find(|&s| text_width(text, s) <= width).unwrap_or(scales[scales.len() - 1])
 }
 
+/// `text` broken at spaces into lines that fit in `width` pixels at `scale` (a word wider
+/// than that gets a line of its own).
+fn wrap(text: &str, width: f64, scale: u32) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match lines.last_mut() {
+            Some(line) if text_width(&format!("{line} {word}"), scale) <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
+
 fn layout(data: &PlotData) -> Vec<Shape> {
     let mut c = Canvas { shapes: Vec::new() };
     let w = WIDTH as f64;
-    c.text(w / 2.0, 34.0, data.title, fit(data.title, w - 20.0, &[3, 2, 1]), Anchor::Middle, BLACK);
+    // The title on one line at the largest size, or on two at the next.
+    let lines = wrap(data.title, w - 20.0, 2);
+    if text_width(data.title, 3) <= w - 20.0 {
+        c.text(w / 2.0, 34.0, data.title, 3, Anchor::Middle, BLACK);
+    } else if lines.len() <= 2 {
+        for (line, y) in lines.into_iter().zip([28.0, 50.0]) {
+            c.text(w / 2.0, y, line, 2, Anchor::Middle, BLACK);
+        }
+    } else {
+        c.text(w / 2.0, 34.0, data.title, 1, Anchor::Middle, BLACK);
+    }
     error_panel(&mut c, data, Area { left: 100.0, top: 84.0, right: w - 30.0, bottom: 404.0 });
     histogram_panel(&mut c, data.histogram, Area { left: 100.0, top: 512.0, right: w - 30.0, bottom: 732.0 });
     c.shapes
@@ -410,11 +438,14 @@ fn error_panel(c: &mut Canvas, data: &PlotData, a: Area) {
     c.text(a.left + a.width() / 2.0, a.bottom + 48.0, "input (in bit-pattern order)", 2, Anchor::Middle, GREY);
 
     let mut title = metric_name(data.metric).to_string();
-    match buckets.iter().max_by(|p, q| p.error.total_cmp(&q.error)) {
+    match buckets.iter().map(|b| b.error).reduce(f64::max) {
         None => title += ": no inputs",
-        Some(worst) if worst.error == 0.0 => title += ": 0 everywhere",
-        Some(worst) => {
-            title += &format!(": max {} at {}", error_label(data.metric, worst.error), fmt_g(worst.input, 4));
+        Some(0.0) => title += ": 0 everywhere",
+        Some(max) => {
+            title += &format!(": max {}", error_label(data.metric, max));
+            if let Some(input) = data.worst_input {
+                title += &format!(" at {input}");
+            }
             if let Some(bound) = bound {
                 match buckets.iter().filter(|b| b.error > bound).count() {
                     0 => title += "; all within the bound",

@@ -142,6 +142,15 @@ impl Reference {
         &self.description
     }
 
+    /// What absolute and relative errors are measured against.
+    pub fn errors_against(&self) -> String {
+        match &self.kind {
+            Kind::Math { .. } => "the exact value".into(),
+            Kind::Instr { instr, .. } => format!("the value of {instr}'s result"),
+            Kind::Dump { .. } => "the value of the dump's result".into(),
+        }
+    }
+
     /// Whether results must match bit for bit (dumps and instructions), rather than up to NaN
     /// payloads (mathematical references).
     pub fn bitwise(&self) -> bool {

@@ -78,8 +78,22 @@ pub struct CaseReport {
     pub result_value: Real,
     pub expected: Hex,
     pub expected_value: Real,
-    /// The error this case is listed for (ulp, absolute or relative; 0 in mismatch lists).
+    /// The value absolute and relative errors are measured against (the report's
+    /// `errors_against`): the exact value of a mathematical reference, else `expected_value`.
+    pub reference_value: Real,
+    /// What `error` measures: "ulp" (the distance of `result` from `expected` in
+    /// representable values; 0 between two NaNs, inf where only one side is a NaN),
+    /// "absolute" or "relative" (against `reference_value`).
+    pub metric: String,
+    /// The error this case is listed for.
     pub error: Real,
+}
+
+impl CaseReport {
+    /// The operands' values, comma-separated, each in the shortest form that reads back.
+    pub fn input_text(&self) -> String {
+        join_values(&self.input_values)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -149,6 +163,8 @@ pub struct Report {
     pub arch: String,
     pub domain: String,
     pub reference: String,
+    /// What the errors are measured against.
+    pub errors_against: String,
     /// "k/n" for one shard of a sweep, null for a whole sweep.
     pub shard: Option<String>,
     pub count: u64,
@@ -157,6 +173,7 @@ pub struct Report {
     pub ulp_histogram: BTreeMap<i64, u64>,
     /// The signed distance of largest magnitude.
     pub max_ulp: i64,
+    /// The largest absolute and relative errors against the reference value (`errors_against`).
     pub max_abs_error: Real,
     pub max_rel_error: Real,
     pub worst: Worst,
@@ -178,6 +195,7 @@ pub struct Header<'a> {
     pub arch: String,
     pub domain: String,
     pub reference: String,
+    pub errors_against: String,
     pub shard: Option<String>,
     pub ctx: &'a Context,
     pub bound: Option<&'a Bound>,
@@ -191,7 +209,7 @@ fn metric_name(m: Metric) -> &'static str {
     }
 }
 
-fn case_report(src: Format, dst: Format, c: &Case) -> CaseReport {
+fn case_report(src: Format, dst: Format, metric: Metric, c: &Case) -> CaseReport {
     CaseReport {
         index: c.index,
         inputs: c.inputs.iter().map(|&b| Hex(b)).collect(),
@@ -200,6 +218,8 @@ fn case_report(src: Format, dst: Format, c: &Case) -> CaseReport {
         result_value: Real(dst.to_f64(c.result)),
         expected: Hex(c.expected),
         expected_value: Real(dst.to_f64(c.expected)),
+        reference_value: Real(c.value),
+        metric: metric_name(metric).into(),
         error: Real(c.error),
     }
 }
@@ -210,6 +230,7 @@ fn case_back(c: &CaseReport) -> Case {
         inputs: c.inputs.iter().map(|h| h.0).collect(),
         result: c.result.0,
         expected: c.expected.0,
+        value: c.reference_value.0,
         error: c.error.0,
     }
 }
@@ -222,9 +243,11 @@ fn bucket_input(ctx: &Context, b: usize) -> f64 {
 impl Report {
     pub fn new(h: &Header, stats: &Stats, seconds: f64) -> Report {
         let (src, dst) = (h.ctx.src, h.ctx.dst);
-        let case = |c: &Option<Case>| c.as_ref().map(|c| case_report(src, dst, c));
-        let list =
-            |count, cases: &[Case]| Listed { count, first: cases.iter().map(|c| case_report(src, dst, c)).collect() };
+        let case = |metric, c: &Option<Case>| c.as_ref().map(|c| case_report(src, dst, metric, c));
+        let list = |count, cases: &[Case]| Listed {
+            count,
+            first: cases.iter().map(|c| case_report(src, dst, Metric::Ulp, c)).collect(),
+        };
         let exp_max = (1u64 << src.exp_bits()) - 1;
         let binades = stats
             .binades
@@ -256,7 +279,7 @@ impl Report {
                         metric: metric_name(clause.metric).into(),
                         limit: Real(clause.limit),
                         max: Real(max),
-                        worst: case(worst),
+                        worst: case(clause.metric, worst),
                         pass: max <= clause.limit,
                     }
                 })
@@ -294,13 +317,18 @@ impl Report {
             arch: h.arch.clone(),
             domain: h.domain.clone(),
             reference: h.reference.clone(),
+            errors_against: h.errors_against.clone(),
             shard: h.shard.clone(),
             count: stats.count,
             ulp_histogram: stats.histogram(),
             max_ulp,
             max_abs_error: Real(error(&stats.worst_abs)),
             max_rel_error: Real(error(&stats.worst_rel)),
-            worst: Worst { ulp: case(&stats.worst_ulp), abs: case(&stats.worst_abs), rel: case(&stats.worst_rel) },
+            worst: Worst {
+                ulp: case(Metric::Ulp, &stats.worst_ulp),
+                abs: case(Metric::Absolute, &stats.worst_abs),
+                rel: case(Metric::Relative, &stats.worst_rel),
+            },
             special_mismatches: list(stats.special_count, &stats.first_special),
             mismatches: list(stats.mismatch_count, &stats.first_mismatches),
             binades,
@@ -366,6 +394,11 @@ impl Report {
             let _ = writeln!(out, "  shard       {shard}");
         }
         let _ = writeln!(out, "  reference   {}", self.reference);
+        let _ = writeln!(
+            out,
+            "  errors      ulp: distance from the reference's result; abs, rel: against {}",
+            self.errors_against
+        );
         let rate = if self.seconds > 0.0 { self.count as f64 / self.seconds } else { 0.0 };
         let _ = writeln!(out, "  inputs      {} in {:.2} s ({rate:.3e} inputs/s)", self.count, self.seconds);
         let _ = writeln!(out, "  ulp distance (result - reference):");
@@ -382,30 +415,32 @@ impl Report {
             let _ = writeln!(out, "    {d:>+12}  {n:>12}  {:>9.5}%", pct(**n));
         }
         if shown.len() < self.ulp_histogram.len() {
-            let _ = writeln!(out, "    ({} more distances in the JSON report)", self.ulp_histogram.len() - shown.len());
+            let _ = writeln!(
+                out,
+                "    ({} more distances not shown; --json writes every one)",
+                self.ulp_histogram.len() - shown.len()
+            );
         }
-        let describe = |c: &Option<CaseReport>| match c {
-            Some(c) => format!(
-                " at input {} ({}): result {} ({}), reference {} ({})",
-                join_hex(&c.inputs),
-                join_values(&c.input_values),
-                hex(c.result),
-                num(c.result_value.0),
-                hex(c.expected),
-                num(c.expected_value.0)
-            ),
-            None => String::new(),
-        };
+        let without = self.count - self.ulp_histogram.values().sum::<u64>();
+        if without > 0 {
+            let _ = writeln!(
+                out,
+                "    {:>12}  {without:>12}  {:>9.5}%  (a NaN on one side only: special-value mismatches)",
+                "no distance",
+                pct(without)
+            );
+        }
         let _ = writeln!(out, "  max ulp     {}{}", self.max_ulp, describe(&self.worst.ulp));
         let _ = writeln!(out, "  max abs     {}{}", sci(self.max_abs_error.0), describe(&self.worst.abs));
         let _ = writeln!(out, "  max rel     {}{}", sci(self.max_rel_error.0), describe(&self.worst.rel));
-        let _ = writeln!(out, "  special-value mismatches  {}", self.special_mismatches.count);
-        for c in self.special_mismatches.first.iter().take(5) {
-            let _ = writeln!(out, "    {}", one_line(c));
-        }
-        let _ = writeln!(out, "  mismatches  {} ({:.5}%)", self.mismatches.count, pct(self.mismatches.count));
-        for c in self.mismatches.first.iter().take(10) {
-            let _ = writeln!(out, "    {}", one_line(c));
+        for (name, list) in [("special-value mismatches", &self.special_mismatches), ("mismatches", &self.mismatches)] {
+            let _ = writeln!(out, "  {name}  {} ({:.5}%)", list.count, pct(list.count));
+            if list.count > list.first.len() as u64 {
+                let _ = writeln!(out, "    the first {} (by input index):", list.first.len());
+            }
+            for c in &list.first {
+                let _ = writeln!(out, "    {}", one_line(c));
+            }
         }
         match &self.bound {
             Some(b) => {
@@ -427,6 +462,22 @@ impl Report {
         }
         out
     }
+}
+
+/// " at input …: result …, reference …" for the case of a maximum, with the value absolute and
+/// relative errors are measured against.
+fn describe(c: &Option<CaseReport>) -> String {
+    let Some(c) = c else { return String::new() };
+    let against = if c.metric == "ulp" { String::new() } else { format!(", against {}", num(c.reference_value.0)) };
+    format!(
+        " at input {} ({}): result {} ({}), reference {} ({}){against}",
+        join_hex(&c.inputs),
+        join_values(&c.input_values),
+        hex(c.result),
+        num(c.result_value.0),
+        hex(c.expected),
+        num(c.expected_value.0)
+    )
 }
 
 fn hex(h: Hex) -> String {
@@ -462,9 +513,15 @@ fn sci(v: f64) -> String {
     }
 }
 
+/// A listed mismatch: its index, input, result, reference and ulp distance.
 fn one_line(c: &CaseReport) -> String {
+    let distance = match c.error.0 {
+        e if e.is_infinite() => "a NaN on one side only".to_string(),
+        0.0 => "NaN payloads differ".to_string(),
+        e => format!("{e} ulp"),
+    };
     format!(
-        "#{} input {} ({}): result {} ({}), reference {} ({})",
+        "#{} input {} ({}): result {} ({}), reference {} ({}): {distance}",
         c.index,
         join_hex(&c.inputs),
         join_values(&c.input_values),

@@ -45,13 +45,25 @@ pub fn distance_key(d: i64) -> i64 {
 }
 
 /// One evaluated input with its result, the reference's result and an error.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Case {
     pub index: u64,
     pub inputs: Vec<u64>,
     pub result: u64,
     pub expected: u64,
+    /// The reference's value, which absolute and relative errors are measured against (the
+    /// exact value of a mathematical reference).
+    pub value: f64,
     pub error: f64,
+}
+
+/// Equal fields, values compared by their bits (a NaN value equals itself).
+impl PartialEq for Case {
+    fn eq(&self, other: &Case) -> bool {
+        (self.index, &self.inputs, self.result, self.expected, self.error)
+            == (other.index, &other.inputs, other.result, other.expected, other.error)
+            && self.value.to_bits() == other.value.to_bits()
+    }
 }
 
 /// Keep the case with the larger error; on equal errors the smaller index.
@@ -87,8 +99,8 @@ fn enters(list: &[Case], index: u64) -> bool {
     list.len() < FIRST || list.last().is_some_and(|last| index < last.index)
 }
 
-/// The number of inputs and the largest errors in one binade of operand 0 or one bucket of
-/// the plot's input axis.
+/// The number of inputs (every one) and the largest errors (of the inputs with no NaN on
+/// either side) in one binade of operand 0 or one bucket of the plot's input axis.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Extremes {
     pub count: u64,
@@ -307,9 +319,16 @@ impl Stats {
             return;
         }
         let c = results[0].to_u64();
-        self.record_summary(ctx, start, inputs, results, expected, &sum, |metric, max| {
-            first_reaching(dst, c, value, metric == Metric::Relative, max)
-        });
+        self.record_summary(
+            ctx,
+            start,
+            inputs,
+            results,
+            expected,
+            &sum,
+            |i| value[i],
+            |metric, max| first_reaching(dst, c, value, metric == Metric::Relative, max),
+        );
     }
 
     /// Record a run of consecutive inputs `start..start + results.len()` (operand 0 ascending
@@ -338,15 +357,15 @@ impl Stats {
             return false;
         };
         // Every expected result is c, as every result is.
-        self.record_summary(ctx, start, inputs, results, results, &sum, |metric, max| {
+        self.record_summary(ctx, start, inputs, results, results, &sum, &value_at, |metric, max| {
             first_reaching_monotone(ctx.dst, c, n, metric == Metric::Relative, max, &value_at)
         });
         true
     }
 
     /// The rest of [`Stats::record_block`] for a block summarised as one (`sum`);
-    /// `first_reaching(metric, max)` is the first input reaching the maximum `max` of `metric`
-    /// where the summary does not say.
+    /// `value_at(i)` is input i's reference value, `first_reaching(metric, max)` the first
+    /// input reaching the maximum `max` of `metric` where the summary does not say.
     #[allow(clippy::too_many_arguments)]
     fn record_summary<W: Word>(
         &mut self,
@@ -356,13 +375,14 @@ impl Stats {
         results: &[W],
         expected: &[W],
         sum: &Summary,
+        value_at: impl Fn(usize) -> f64,
         first_reaching: impl Fn(Metric, f64) -> usize,
     ) {
         let (src, dst, n) = (ctx.src, ctx.dst, results.len());
         let (kmin, kmax) = (sum.kmin, sum.kmax);
         self.count += n as u64;
         let (max_ulp, max_abs, max_rel) = (sum.max_ulp, sum.max_abs, sum.max_rel);
-        let d = |i: usize| distance(dst, results[i].to_u64(), expected[i].to_u64());
+        let d = |i: usize| ulp_distance(dst, results[i].to_u64(), expected[i].to_u64());
         if max_ulp <= 2 {
             for (k, &count) in [-2i64, -1, 1, 2].iter().zip(&sum.near) {
                 self.dense[(k + DENSE) as usize] += count;
@@ -378,6 +398,7 @@ impl Stats {
             inputs: inputs.iter().map(|s| s[i].to_u64()).collect(),
             result: results[i].to_u64(),
             expected: expected[i].to_u64(),
+            value: value_at(i),
             error,
         };
         // The first input reaching the block's maximum of `metric`, offered to `slot` (and
@@ -430,15 +451,12 @@ impl Stats {
                     if !enters(&self.first_mismatches, start + i as u64) {
                         break;
                     }
-                    push_first(&mut self.first_mismatches, case(i, 0.0));
+                    push_first(&mut self.first_mismatches, case(i, d(i).unsigned_abs() as f64));
                 }
             }
         }
         for b in [&mut self.binades[(sum.emin >> src.frac_bits()) as usize], &mut self.buckets[ctx.bucket(kmin)]] {
-            b.count += n as u64 - sum.nan_pairs;
-            b.max_ulp = b.max_ulp.max(max_ulp);
-            b.max_abs = b.max_abs.max(max_abs);
-            b.max_rel = b.max_rel.max(max_rel);
+            b.add(n as u64, max_ulp, max_abs, max_rel);
         }
     }
 
@@ -446,13 +464,15 @@ impl Stats {
     pub fn record(&mut self, ctx: &Context, index: u64, inputs: &[u64], result: u64, expected: u64, value: f64) {
         let dst = ctx.dst;
         self.count += 1;
-        let case = |error: f64| Case { index, inputs: inputs.to_vec(), result, expected, error };
+        let case = |error: f64| Case { index, inputs: inputs.to_vec(), result, expected, value, error };
         let (r_nan, e_nan) = (dst.is_nan(result), dst.is_nan(expected));
+        let d = ulp_distance(dst, result, expected);
         let mismatch = if ctx.bitwise { result != expected } else { result != expected && !(r_nan && e_nan) };
         if mismatch {
             self.mismatch_count += 1;
             if enters(&self.first_mismatches, index) {
-                push_first(&mut self.first_mismatches, case(0.0));
+                let error = if r_nan != e_nan { f64::INFINITY } else { d.unsigned_abs() as f64 };
+                push_first(&mut self.first_mismatches, case(error));
             }
         }
         let key = ordinal(ctx.src, inputs[0]);
@@ -461,6 +481,14 @@ impl Stats {
             *slot = ctx.src.to_f64(x);
         }
         let xs = &xs[..inputs.len()];
+        // Every input counts in its binade and bucket; those with a NaN on either side add no
+        // error there.
+        let binade = ((inputs[0] & ctx.src.exp_mask()) >> ctx.src.frac_bits()) as usize;
+        let bucket = ctx.bucket(key);
+        if r_nan || e_nan {
+            self.binades[binade].add(1, 0, 0.0, 0.0);
+            self.buckets[bucket].add(1, 0, 0.0, 0.0);
+        }
         if r_nan != e_nan {
             self.special(index, || case(f64::INFINITY));
             for c in 0..ctx.clauses.len() {
@@ -470,12 +498,10 @@ impl Stats {
             }
             return;
         }
+        self.add_distance(d, 1);
         if r_nan {
-            self.add_distance(0, 1);
             return;
         }
-        let d = distance(dst, result, expected);
-        self.add_distance(d, 1);
         let edge = |b: u64| b & !dst.sign_bit() == 0 || b & !dst.sign_bit() == dst.exp_mask();
         if result != expected && (edge(result) || edge(expected)) {
             self.special(index, || case(d.unsigned_abs() as f64));
@@ -491,8 +517,8 @@ impl Stats {
         if rel > 0.0 {
             offer(&mut self.worst_rel, rel, index, case);
         }
-        self.binades[((inputs[0] & ctx.src.exp_mask()) >> ctx.src.frac_bits()) as usize].add(1, ulp, abs, rel);
-        self.buckets[ctx.bucket(key)].add(1, ulp, abs, rel);
+        self.binades[binade].add(1, ulp, abs, rel);
+        self.buckets[bucket].add(1, ulp, abs, rel);
         for c in 0..ctx.clauses.len() {
             if !ctx.in_region(c, key, xs, value) {
                 continue;
@@ -542,6 +568,16 @@ impl Stats {
         for (a, b) in self.buckets.iter_mut().zip(&other.buckets) {
             a.add(b.count, b.max_ulp, b.max_abs, b.max_rel);
         }
+    }
+}
+
+/// The signed ulp distance of `result` from `expected`: 0 between two NaNs (whose payloads
+/// have no distance), else [`distance`].
+fn ulp_distance(dst: Format, result: u64, expected: u64) -> i64 {
+    if dst.is_nan(result) && dst.is_nan(expected) {
+        0
+    } else {
+        distance(dst, result, expected)
     }
 }
 
@@ -876,6 +912,33 @@ mod tests {
                 assert_eq!(case.as_ref().unwrap().error.to_bits(), 0, "result {zero:#x}: {case:?}");
             }
         }
+    }
+
+    /// NaN inputs and results count in their binade and bucket, so that both sum to the
+    /// count; listed mismatches carry their ulp distance (infinite where one side alone is
+    /// NaN, 0 between NaNs of different payloads).
+    #[test]
+    fn every_input_counts_and_mismatches_carry_their_distance() {
+        let ctx = Context::new(Format::F32, Format::F32, true, Vec::new(), whole_span(Format::F32));
+        let mut s = Stats::new(&ctx);
+        let cases: [(u32, u32, u32); 5] = [
+            (0x3F80_0000, 0x3F80_0001, 0x3F80_0000), // one ulp above
+            (0x7FC0_0000, 0x7FFF_FFFF, 0x7FFF_FFFF), // a NaN input, equal NaN results
+            (0xFFC0_0001, 0x7FFF_FFFF, 0x7FC0_0000), // NaN payloads differ
+            (0x4000_0000, 0x7FFF_FFFF, 0x4000_0000), // a NaN result against a number
+            (0xC000_0000, 0xBF80_0000, 0xBF7F_FFFE), // two ulps away
+        ];
+        for (i, &(x, r, e)) in cases.iter().enumerate() {
+            s.record(&ctx, i as u64, &[x as u64], r as u64, e as u64, f32::from_bits(e) as f64);
+        }
+        assert_eq!(s.count, 5);
+        assert_eq!(s.binades.iter().map(|b| b.count).sum::<u64>(), 5);
+        assert_eq!(s.buckets.iter().map(|b| b.count).sum::<u64>(), 5);
+        let errors: Vec<(u64, f64)> = s.first_mismatches.iter().map(|c| (c.index, c.error)).collect();
+        assert_eq!(errors, [(0, 1.0), (2, 0.0), (3, f64::INFINITY), (4, 2.0)]);
+        // Inputs of both signs fall in buckets of both halves.
+        let half = PLOT_BUCKETS / 2;
+        assert!(s.buckets[..half].iter().any(|b| b.count > 0) && s.buckets[half..].iter().any(|b| b.count > 0));
     }
 
     #[test]

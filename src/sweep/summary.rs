@@ -49,9 +49,6 @@ pub(super) struct Summary {
     /// from the expected one at an infinity, or (lane pass) the distance may leave the i32
     /// range: such inputs need [`super::stats::Stats::record`].
     pub irregular: bool,
-    /// Inputs whose result and expected result are both NaN: distance 0, no error, not
-    /// counted by binade or bucket.
-    pub nan_pairs: u64,
     /// Mismatching results: bits differ (both NaN counts only with `bitwise`).
     pub mismatches: u64,
     /// Those of them where the result or the expected result is a zero (special-value
@@ -87,7 +84,6 @@ impl Summary {
             emin,
             emax,
             irregular: false,
-            nan_pairs: 0,
             mismatches: 0,
             specials: 0,
             max_ulp: 0,
@@ -222,7 +218,6 @@ fn one_by_one<W: Word>(src: Format, dst: Format, bitwise: bool, x: &[W], r: &[W]
         let infinite = rm == dst.exp_mask() || em == dst.exp_mask();
         s.irregular |= r_nan != e_nan || (ri != ei && infinite);
         if r_nan && e_nan {
-            s.nan_pairs += 1;
             s.mismatches += (bitwise && ri != ei) as u64;
             continue;
         }
@@ -619,7 +614,7 @@ fn lanes<L: Isa, W: Word, const F: u8>(
     }
     let (ulp, abs, q) = (&mut ulp[..padded], &mut abs[..padded], &mut q[..padded]);
     let (sign, inf) = (dst.sign_bit() as u32, dst.exp_mask() as u32);
-    let (mut irregular, mut nan_pairs, mut mismatches, mut specials) = (false, 0u32, 0u32, 0u32);
+    let (mut irregular, mut mismatches, mut specials) = (false, 0u32, 0u32);
     let (mut near, mut max_ulp) = ([0u32; 4], 0);
     for i in 0..n {
         let (rw, ew) = (r[i].to_u64() as u32, e[i].to_u64() as u32);
@@ -633,7 +628,6 @@ fn lanes<L: Isa, W: Word, const F: u8>(
         let saturated = (d == i32::MIN) | (d == i32::MAX);
         let d = if nan_pair { 0 } else { d };
         irregular |= (r_nan ^ e_nan) | (differ & infinite) | (saturated & !nan_pair);
-        nan_pairs += u32::from(nan_pair);
         mismatches += u32::from(differ & (bitwise | !nan_pair));
         specials += u32::from(differ & (rm.min(em) == 0));
         for (count, k) in near.iter_mut().zip([-2, -1, 1, 2]) {
@@ -705,7 +699,6 @@ fn lanes<L: Isa, W: Word, const F: u8>(
         emin,
         emax,
         irregular,
-        nan_pairs: nan_pairs.into(),
         mismatches: mismatches.into(),
         specials: specials.into(),
         max_ulp: max_ulp.into(),

@@ -12,6 +12,7 @@ use ptxfp::io::{Dtype, Writer};
 use ptxfp::{Instr, Target};
 
 use crate::sweep_cmd::parse_count;
+use crate::FAILED;
 
 #[derive(Args)]
 pub struct CaptureArgs {
@@ -71,8 +72,8 @@ pub fn capture(args: CaptureArgs) -> Result<i32, String> {
     Ok(0)
 }
 
-/// Exit status 0 when every spelling run matches bit for bit, 1 when one differs (or none
-/// was run).
+/// Exit status 0 when every spelling run matches bit for bit, [`FAILED`] when one differs, 1
+/// when none was run.
 pub fn compare(args: CompareArgs) -> Result<i32, String> {
     let manifest = Manifest::load(&args.dir).map_err(|e| e.to_string())?;
     let target: Target = manifest.arch.parse()?;
@@ -97,7 +98,11 @@ pub fn compare(args: CompareArgs) -> Result<i32, String> {
     let run = outcomes.iter().filter(|o| o.compared.is_some()).count();
     let differing = outcomes.iter().filter(|o| o.compared.as_ref().is_some_and(|c| c.mismatches > 0)).count();
     println!("{run} of {} spellings compared, {differing} differ; report: {}", outcomes.len(), path.display());
-    Ok(if run > 0 && differing == 0 { 0 } else { 1 })
+    Ok(match (run, differing) {
+        (0, _) => 1,
+        (_, 0) => 0,
+        _ => FAILED,
+    })
 }
 
 /// One line per spelling: the verdict, then the first mismatching inputs.

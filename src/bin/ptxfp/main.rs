@@ -4,20 +4,28 @@
 mod capture_cmd;
 mod sweep_cmd;
 
+use std::ffi::OsString;
 use std::io::{self, BufRead, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use ptxfp::operand::{format_result, parse_operand};
 use ptxfp::ptx::catalog;
 use ptxfp::{Instr, Opcode, SimdLevel, Target, SIMD_LEVEL_VARIABLE};
+
+/// The exit status of a check that found a failure: a bound failed, results differ from
+/// `--ref` (`sweep`, `merge`) or from the GPU's (`compare`).
+const FAILED: i32 = 3;
 
 #[derive(Parser)]
 #[command(
     name = "ptxfp",
     version = version(),
-    about = "Bit-exact CPU evaluation of NVIDIA PTX floating-point instructions"
+    about = "Bit-exact CPU evaluation of NVIDIA PTX floating-point instructions",
+    after_help = "Exit status: 0 success; 1 a usage, input or I/O error; 3 a check failed (sweep or merge: \
+                  the documented bound fails or the results differ from --ref, unless --no-fail; compare: \
+                  results differ from the GPU's); 130 a sweep interrupted by Ctrl-C (its checkpoint saved)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -33,7 +41,8 @@ enum Command {
     },
     /// Evaluate one instruction. Operands are hex words (0x3f800000; packed types as one word)
     /// or decimal values (1.5, -0, inf, nan). With no operands, reads one evaluation per line
-    /// from standard input (whitespace-separated operands) and writes one result line each.
+    /// from standard input (whitespace-separated operands; blank lines and text after `#`
+    /// skipped) and writes one result line each. Options may come before or after the operands.
     Eval {
         /// Target architecture: decides which instructions exist and how the approximate ones
         /// are lowered (sm_5x/6x use RRO).
@@ -68,9 +77,10 @@ enum Command {
         /// Write the measurements as a JSON list instead of a table.
         #[arg(long)]
         json: bool,
-        /// Elements per buffer; several lengths separated by commas (default: 2^20, whose
-        /// buffers fit a large last-level cache, and 2^24, whose buffers live in memory).
-        #[arg(long, value_delimiter = ',', default_values_t = ptxfp::bench::DEFAULT_LENGTHS)]
+        /// Elements per buffer; several lengths separated by commas, each like 1000000 or 1e6
+        /// (default: 2^20, whose buffers fit a large last-level cache, and 2^24, whose buffers
+        /// live in memory).
+        #[arg(long, value_delimiter = ',', value_parser = parse_length, default_values_t = ptxfp::bench::DEFAULT_LENGTHS)]
         size: Vec<usize>,
         /// Target architecture (as for `eval`).
         #[arg(long, default_value = "sm_90")]
@@ -91,7 +101,7 @@ enum Command {
     /// `scripts/capture_run.py` to run on a GPU and `ptxfp compare` to check bit for bit.
     Capture(capture_cmd::CaptureArgs),
     /// Compare the GPU results of a capture kit with ptxfp, bit for bit: per spelling the
-    /// mismatch count and the first mismatching inputs (exit status 1 if any differ).
+    /// mismatch count and the first mismatching inputs (exit status 3 if any differ).
     Compare(capture_cmd::CompareArgs),
 }
 
@@ -114,7 +124,15 @@ fn main() -> ExitCode {
     if let Err(e) = SimdLevel::from_env() {
         return exit(Err(format!("{SIMD_LEVEL_VARIABLE}: {e}")));
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse_from(hoist_eval_options(std::env::args_os().collect())) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to standard output with status 0; usage errors are status 1,
+            // like every other error.
+            let _ = e.print();
+            return if e.use_stderr() { ExitCode::FAILURE } else { ExitCode::SUCCESS };
+        }
+    };
     let result = match cli.command {
         Command::Ops { filter } => list_ops(filter.as_deref()),
         Command::Eval { arch, instr, operands } => eval(&arch, &instr, &operands),
@@ -139,11 +157,73 @@ fn exit(result: Result<i32, String>) -> ExitCode {
     }
 }
 
+/// `args` with the options of `eval` that follow its instruction or operands moved before the
+/// instruction, so that they are options wherever they are written (its operands take values
+/// with a leading `-`, such as `-1.5` and `-inf`, which would otherwise take them in). A long
+/// option is any word starting with `--` (its value follows it unless written `--arch=…`),
+/// and `-h`; after a lone `--` every word is an operand.
+fn hoist_eval_options(mut args: Vec<OsString>) -> Vec<OsString> {
+    // The subcommand: the first word after the program's name that is not an option.
+    let Some(at) = args.iter().skip(1).position(|a| !a.to_string_lossy().starts_with('-')).map(|i| i + 1) else {
+        return args;
+    };
+    if args[at] != "eval" {
+        return args;
+    }
+    let cmd = Cli::command();
+    let eval = cmd.find_subcommand("eval").expect("the eval subcommand");
+    let takes_value =
+        |word: &str| eval.get_arguments().any(|a| a.get_long() == Some(word) && a.get_action().takes_values());
+    let rest = args.split_off(at + 1);
+    let (mut options, mut words) = (Vec::new(), Vec::new());
+    let mut rest = rest.into_iter();
+    while let Some(word) = rest.next() {
+        let text = word.to_string_lossy().into_owned();
+        if text == "--" {
+            words.push(word);
+            words.extend(rest.by_ref());
+        } else if let Some(long) = text.strip_prefix("--") {
+            options.push(word);
+            if !long.contains('=') && takes_value(long) {
+                options.extend(rest.next());
+            }
+        } else if text == "-h" {
+            options.push(word);
+        } else {
+            words.push(word);
+        }
+    }
+    args.extend(options);
+    args.extend(words);
+    args
+}
+
+/// A buffer length for `bench --size`: as `--random` counts are written (`1e6`, `1_000_000`).
+fn parse_length(text: &str) -> Result<usize, String> {
+    let n = sweep_cmd::parse_count(text)?;
+    usize::try_from(n).map_err(|_| format!("{text}: too many elements for this machine"))
+}
+
+/// The targets `--arch` accepts that have `instr` with `sources` operands: `sm_53+`, or
+/// `sm_50-sm_62` for the instructions later architectures dropped.
+fn targets(instr: &Instr, sources: usize) -> String {
+    let has: Vec<u32> = ptxfp::ptx::KNOWN_SM
+        .iter()
+        .filter(|&&sm| Target::new(sm).is_ok_and(|t| t.check_with(instr, sources).is_ok()))
+        .copied()
+        .collect();
+    match (has.first(), has.last()) {
+        (Some(lo), Some(&hi)) if hi == ptxfp::ptx::KNOWN_SM[ptxfp::ptx::KNOWN_SM.len() - 1] => format!("sm_{lo}+"),
+        (Some(lo), Some(hi)) => format!("sm_{lo}-sm_{hi}"),
+        _ => "none".into(),
+    }
+}
+
 fn list_ops(filter: Option<&str>) -> Result<(), String> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let write = |out: &mut BufWriter<_>, line: String| writeln!(out, "{line}").map_err(|e| e.to_string());
-    write(&mut out, format!("{:<34} {:>8} {:>6}  {:<18} {}", "spelling", "operands", "min_sm", "evidence", "batch"))?;
+    write(&mut out, format!("{:<34} {:>8} {:>11}  {:<18} {}", "spelling", "operands", "targets", "evidence", "batch"))?;
     for e in catalog::entries() {
         let spelling = e.instr.to_string();
         if filter.is_some_and(|f| !spelling.contains(f)) {
@@ -160,8 +240,11 @@ fn list_ops(filter: Option<&str>) -> Result<(), String> {
                 .unwrap_or_default()
         };
         let batch = e.instr.batch_path(target).name();
-        let sm = format!("sm_{}", e.min_sm);
-        write(&mut out, format!("{spelling:<34} {:>8} {sm:>6}  {:<18} {batch}", e.sources, e.instr.evidence().name()))?;
+        let sm = targets(&e.instr, e.sources);
+        write(
+            &mut out,
+            format!("{spelling:<34} {:>8} {sm:>11}  {:<18} {batch}", e.sources, e.instr.evidence().name()),
+        )?;
     }
     out.flush().map_err(|e| e.to_string())
 }
@@ -180,7 +263,13 @@ fn eval(arch: &str, spelling: &str, operands: &[String]) -> Result<(), String> {
     let mut out = BufWriter::new(stdout.lock());
     for (n, line) in stdin.lock().lines().enumerate() {
         let line = line.map_err(|e| format!("reading standard input: {e}"))?;
-        let result = eval_line(target, &instr, line.split_whitespace()).map_err(|e| format!("line {}: {e}", n + 1))?;
+        // Text from `#` on is a comment; a line with nothing else is skipped.
+        let operands = line.split('#').next().unwrap_or_default();
+        if operands.trim().is_empty() {
+            continue;
+        }
+        let result =
+            eval_line(target, &instr, operands.split_whitespace()).map_err(|e| format!("line {}: {e}", n + 1))?;
         writeln!(out, "{result}").map_err(|e| format!("writing output: {e}"))?;
     }
     out.flush().map_err(|e| format!("writing output: {e}"))

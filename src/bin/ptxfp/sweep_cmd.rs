@@ -11,6 +11,9 @@ use clap::Args;
 use ptxfp::sweep::plot::{self, Bucket, Metric, PlotData};
 use ptxfp::sweep::report::Report;
 use ptxfp::sweep::{Checkpoint, Control, Outcome, Shard, Spec, Sweep};
+use serde::{Deserialize, Serialize};
+
+use crate::FAILED;
 
 /// Set by Ctrl-C: the sweep finishes the units in flight and saves a checkpoint.
 static STOP: AtomicBool = AtomicBool::new(false);
@@ -54,9 +57,13 @@ pub struct SweepArgs {
     /// Where an interrupted sweep saves its state (default: <instr>.checkpoint.json).
     #[arg(long, value_name = "FILE")]
     checkpoint: Option<PathBuf>,
-    /// Continue the sweep saved in this checkpoint.
+    /// Continue the sweep saved in this checkpoint; it writes the --json and --plot files the
+    /// interrupted sweep was given, unless others are given here.
     #[arg(long, value_name = "FILE")]
     resume: Option<PathBuf>,
+    /// Exit with status 0 even when the bound fails or the results differ from --ref.
+    #[arg(long)]
+    no_fail: bool,
     /// No progress display.
     #[arg(long, short)]
     quiet: bool,
@@ -72,10 +79,39 @@ pub struct MergeArgs {
     reports: Vec<PathBuf>,
     /// Write the merged JSON report here.
     #[arg(long, value_name = "FILE")]
-    json: PathBuf,
+    json: Option<PathBuf>,
     /// Draw the merged report (.svg or .png).
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
+    /// Exit with status 0 even when the bound fails or the results differ from --ref.
+    #[arg(long)]
+    no_fail: bool,
+}
+
+/// What `--checkpoint` files hold: the sweep's state and the files the finished sweep writes.
+#[derive(Serialize, Deserialize)]
+struct Saved {
+    checkpoint: Checkpoint,
+    json: Option<PathBuf>,
+    plot: Option<PathBuf>,
+}
+
+/// The exit status of a finished sweep whose report is `report`: [`FAILED`] when the bound
+/// fails or the results differ from a `--ref` (unless `no_fail`), else 0; the reason on
+/// standard error.
+fn verdict(report: &Report, no_fail: bool) -> i32 {
+    let mut reasons = Vec::new();
+    if report.bound.as_ref().is_some_and(|b| !b.pass) {
+        reasons.push("the documented bound fails".to_string());
+    }
+    if report.spec.reference.is_some() && report.mismatches.count > 0 {
+        reasons.push(format!("{} results differ from --ref", report.mismatches.count));
+    }
+    if reasons.is_empty() || no_fail {
+        return 0;
+    }
+    eprintln!("ptxfp: {} (exit status {FAILED}; --no-fail reports without failing)", reasons.join(", "));
+    FAILED
 }
 
 /// `1e7`, `10_000_000` or `10000000`.
@@ -91,10 +127,15 @@ pub fn parse_count(text: &str) -> Result<u64, String> {
 }
 
 pub fn sweep(args: SweepArgs) -> Result<i32, String> {
+    let (mut json, mut plot) = (args.json.clone(), args.plot.clone());
     let (spec, shard, resume) = match &args.resume {
         Some(path) => {
             let text = read(path)?;
-            let cp = Checkpoint::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            let saved: Saved = serde_json::from_str(&text)
+                .map_err(|e| format!("{}: not a ptxfp sweep checkpoint: {e}", path.display()))?;
+            json = json.or(saved.json);
+            plot = plot.or(saved.plot);
+            let cp = saved.checkpoint;
             if let Some(instr) = &args.instr {
                 if *instr != cp.report.spec.instr {
                     return Err(format!(
@@ -127,7 +168,10 @@ pub fn sweep(args: SweepArgs) -> Result<i32, String> {
         }
     };
     let sweep = Sweep::new(&spec, shard, true)?;
-    check_extension(args.plot.as_deref())?;
+    check_extension(plot.as_deref())?;
+    // Saved absolute, so that a sweep resumed elsewhere writes the same files.
+    let absolute = |p: &Option<PathBuf>| p.as_deref().map(std::path::absolute).transpose().map_err(|e| e.to_string());
+    let outputs = (absolute(&json)?, absolute(&plot)?);
     let checkpoint_path = args
         .checkpoint
         .clone()
@@ -150,7 +194,9 @@ pub fn sweep(args: SweepArgs) -> Result<i32, String> {
     };
     let save_error = Mutex::new(None);
     let save = |cp: &Checkpoint| {
-        if let Err(e) = ptxfp::io::write_atomically(&checkpoint_path, cp.to_json().as_bytes()) {
+        let saved = Saved { checkpoint: cp.clone(), json: outputs.0.clone(), plot: outputs.1.clone() };
+        let text = serde_json::to_string(&saved).expect("a checkpoint always serializes");
+        if let Err(e) = ptxfp::io::write_atomically(&checkpoint_path, text.as_bytes()) {
             *save_error.lock().unwrap() = Some(e.to_string());
         }
     };
@@ -163,8 +209,15 @@ pub fn sweep(args: SweepArgs) -> Result<i32, String> {
             if let Some(e) = save_error.into_inner().unwrap() {
                 return Err(format!("interrupted, and the checkpoint could not be saved: {e}"));
             }
+            let files: Vec<String> =
+                [&outputs.0, &outputs.1].into_iter().flatten().map(|p| p.display().to_string()).collect();
+            let writes = if files.is_empty() {
+                String::new()
+            } else {
+                format!(" (when done it writes {})", files.join(" and "))
+            };
             eprintln!(
-                "ptxfp: interrupted after {} of {} inputs; checkpoint saved to {}\n       continue with: ptxfp sweep --resume {}",
+                "ptxfp: interrupted after {} of {} inputs; checkpoint saved to {}\n       continue with: ptxfp sweep --resume {}{writes}",
                 cp.report.count,
                 total,
                 checkpoint_path.display(),
@@ -176,12 +229,12 @@ pub fn sweep(args: SweepArgs) -> Result<i32, String> {
             if let Some(e) = save_error.into_inner().unwrap() {
                 eprintln!("ptxfp: warning: a periodic checkpoint could not be saved: {e}");
             }
-            write_outputs(&report, args.json.as_deref(), args.plot.as_deref())?;
+            write_outputs(&report, json.as_deref(), plot.as_deref())?;
             // The sweep is complete: a checkpoint of it is no longer needed.
             if checkpoint_path.exists() {
                 let _ = std::fs::remove_file(&checkpoint_path);
             }
-            Ok(0)
+            Ok(verdict(&report, args.no_fail))
         }
     }
 }
@@ -194,8 +247,8 @@ pub fn merge(args: MergeArgs) -> Result<i32, String> {
         .map(|p| Report::from_json(&read(p)?).map_err(|e| format!("{}: {e}", p.display())))
         .collect::<Result<_, _>>()?;
     let merged = ptxfp::sweep::merge(&reports)?;
-    write_outputs(&merged, Some(&args.json), args.plot.as_deref())?;
-    Ok(0)
+    write_outputs(&merged, args.json.as_deref(), args.plot.as_deref())?;
+    Ok(verdict(&merged, args.no_fail))
 }
 
 fn read(path: &Path) -> Result<String, String> {
@@ -238,11 +291,18 @@ fn write_outputs(report: &Report, json: Option<&Path>, plot_path: Option<&Path>)
             })
             .collect();
         let title = format!("{} on {} | {} | vs {}", report.instr, report.arch, report.domain, report.reference);
+        let worst = match metric {
+            Metric::Ulp => &report.worst.ulp,
+            Metric::Absolute => &report.worst.abs,
+            Metric::Relative => &report.worst.rel,
+        };
+        let worst_input = worst.as_ref().map(|c| c.input_text());
         let data = PlotData {
             title: &title,
             metric,
             buckets: &buckets,
             bound: clause.map(|c| c.limit.0),
+            worst_input: worst_input.as_deref(),
             histogram: &report.ulp_histogram,
         };
         plot::write(path, &data)?;

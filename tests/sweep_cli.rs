@@ -85,7 +85,8 @@ fn half_precision_bounds_on_every_input() {
     // tanh.approx.bf16 misses its 2^-8 by a hair at 0x3F3F (tests/mufu_models.rs).
     let dir = TempDir::new("half");
     for instr in ["ex2.approx.f16", "ex2.approx.ftz.bf16", "tanh.approx.f16", "tanh.approx.bf16"] {
-        let r = sweep_json(&dir, "h.json", &[instr]);
+        // --no-fail: exit 0 whatever the verdict, which the report states.
+        let r = sweep_json(&dir, "h.json", &[instr, "--no-fail"]);
         assert_eq!(r["count"], 1 << 16, "{instr}");
         let pass = instr != "tanh.approx.bf16";
         assert_eq!(r["bound"]["pass"], pass, "{instr}: {}", r["bound"]);
@@ -366,11 +367,11 @@ fn plots_are_written_in_both_formats() {
     let dir = TempDir::new("plot");
     for name in ["p.svg", "p.png"] {
         let plot = dir.path(name);
-        let out = ptxfp(&dir, &["sweep", "-q", "tanh.approx.bf16", "--plot", plot.to_str().unwrap()]);
+        let out = ptxfp(&dir, &["sweep", "-q", "tanh.approx.f16", "--plot", plot.to_str().unwrap()]);
         assert!(out.status.success(), "{}", text(&out.stderr));
         let bytes = fs::read(&plot).unwrap();
         if name.ends_with("svg") {
-            assert!(text(&bytes).contains("tanh.approx.bf16"));
+            assert!(text(&bytes).contains("tanh.approx.f16"));
         } else {
             assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
         }

@@ -17,12 +17,12 @@
 //! `sqrt.approx`, which is RCP(RSQ(x)) there (SEMANTICS §1.1).
 
 use super::exact::mul_lanes;
-use super::lanes::{build, each, map, nan_f32, Rn};
+use super::lanes::{map, nan_f32, Rn};
 use super::level::Isa;
 use super::mufu_64h::{rcp64h, rsq64h};
 use super::mufu_lanes::{
     eq, f32_rz, f32_subnormal_rn, f64_halves, lg2_rz, luts, narrow, pow2, quadrant_word, s, sin_rz, splat, sq, u,
-    widen, Luts, TanhKeys, I, U,
+    widen, Luts, I, U,
 };
 use super::simd::{f32x16, f64x8, u64x8};
 use super::Kernel;
@@ -192,25 +192,24 @@ fn sqrt<L: Isa>(l: &Luts, x: U) -> U {
 }
 
 /// MUFU.TANH ([`crate::mufu::tanh`]) of |x|, the sign copied: for 2^-8 ≤ |x| < 8 the row and
-/// operand shift by key ([`super::mufu_lanes::TanhKeys`]), `acc = c0·2^16 + c1·xl + c2·sq(xl)`
-/// exactly in f64, and the result `acc·2^(T − 39)` (T = min(E, −1)) truncated to 24 bits;
-/// smaller |x| passes through unflushed, larger gives ±1 (SEMANTICS §5).
+/// operand of [`super::mufu_lanes::TanhTable`], `acc = c0·2^16 + c1·xl + c2·sq(xl)` exactly in
+/// f64, and the result `acc·2^(T − 39)` (T = min(E, −1)) truncated to 24 bits; smaller |x|
+/// passes through unflushed, larger gives ±1 (SEMANTICS §5).
 #[inline(always)]
 fn tanh<L: Isa>(l: &Luts, x: U) -> U {
     use crate::mufu::tanh::{PASS_BELOW, SATURATE_FROM};
-    let t = &l.tanh;
     let a = x & 0x7FFF_FFFFu32;
-    // Lanes outside [2^-8, 8) take the nearest key and exponent (a normal result), and are
-    // replaced below.
+    // Lanes outside [2^-8, 8) are computed at the nearest binade (a normal result) and replaced
+    // below.
     let expo = (a >> 23).max(splat(119)).min(splat(129));
-    let key = ((expo - 119u32) << 4 | (a >> 19 & 15u32)).to_array();
-    let xl = (a & 0x7F_FFFFu32).unbounded_shr(U::new(each(key, |k| t.shift[k as usize]))) & 0x1_FFFFu32;
-    let (xl_f, x2_f) = (f64_halves(s(xl)), f64_halves(s(sq::<L>(xl))));
+    let (row, xl) = l.tanh.segment::<L>(expo << 23 | (a & 0x7F_FFFFu32));
+    let [c0, c1, c2] = l.tanh.coefficients::<L>(row);
+    let (c0, c1, c2) = (f64_halves(c0), f64_halves(c1), f64_halves(c2));
+    let (xl, x2) = (f64_halves(s(xl)), f64_halves(s(sq::<L>(xl))));
     // 2^(T − 39) as f64 bits: (1023 + T − 39) << 52 with T + 127 = min(expo, 126).
     let scale = widen::<L>(expo.min(splat(126)) + (1023 - 39 - 127));
     let value = |h: usize| {
-        let coeff = |c: &[f64; TanhKeys::LEN]| f64x8::new(build(|i| c[key[8 * h + i] as usize]));
-        let acc = coeff(&t.c0) + coeff(&t.c1) * xl_f[h] + coeff(&t.c2) * x2_f[h];
+        let acc = c0[h] * f64x8::splat(65536.0) + c1[h] * xl[h] + c2[h] * x2[h];
         acc * f64x8::from_bits(scale[h] << 52)
     };
     let r = f32_rz([value(0), value(1)]);

@@ -224,8 +224,8 @@ fn permute<const V: usize>(rows: &[U; V], idx: U) -> U {
     }
 }
 /// The SFU tables in lookup layout, each with the shift s0 of its `c0` (SEMANTICS §2.2), built
-/// once from [`crate::mufu::tables`]; TANH's, whose coefficients are wider, by key
-/// ([`TanhKeys`]).
+/// once from [`crate::mufu::tables`]; TANH's, whose coefficients are wider, in its own layout
+/// ([`TanhTable`]).
 pub(super) struct Luts {
     pub rcp: Coeffs<8>,
     pub rsq: Coeffs<8>,
@@ -233,7 +233,7 @@ pub(super) struct Luts {
     pub lg2: Coeffs<4>,
     pub sin: Coeffs<4>,
     pub sqrt: Coeffs<8>,
-    pub tanh: TanhKeys,
+    pub tanh: TanhTable,
 }
 
 static LUTS: LazyLock<Luts> = LazyLock::new(|| {
@@ -245,34 +245,67 @@ static LUTS: LazyLock<Luts> = LazyLock::new(|| {
         lg2: Coeffs::new(&t.lg2, 12),
         sin: Coeffs::new(&t.sin, 11),
         sqrt: Coeffs::new(&t.sqrt, 14),
-        tanh: TanhKeys::new(),
+        tanh: TanhTable::new(),
     }
 });
 
-/// Keys of the TANH table: `(|x| >> 19) − (119 << 4)`, the exponent and top four fraction bits
-/// of 2^-8 ≤ |x| < 8 (176 keys; no segment is narrower than a sixteenth of its binade). Per
-/// key, its row's `c0·2^16`, `c1` and `c2` as f64 (exact: at most 41 bits) and the shift to
-/// the interpolation operand ([`tanh::segment`]).
-pub(super) struct TanhKeys {
-    pub c0: [f64; TanhKeys::LEN],
-    pub c1: [f64; TanhKeys::LEN],
-    pub c2: [f64; TanhKeys::LEN],
-    pub shift: [u32; TanhKeys::LEN],
+/// The TANH table ([`crate::mufu::tanh`]) in lookup layout: its 51 rows padded to 64, `c0`,
+/// `c1` and `c2` as i32 words (vectors of 16 rows for the AVX-512 permutes, and rows for
+/// per-lane loads), and per binade k = biased exponent − 119 (0..=10) the word
+/// `first row | shift << 8`, where `xl = frac >> shift` and the row is
+/// `first + (frac >> (shift + 17))` ([`tanh::segment`]).
+pub(super) struct TanhTable {
+    binades: U,
+    words: [[U; 4]; 3],
+    rows: [Row; 64],
 }
 
-impl TanhKeys {
-    pub const LEN: usize = 11 << 4;
-
-    fn new() -> TanhKeys {
-        let rows = &tables().tanh;
-        let keys: [(usize, u32); TanhKeys::LEN] = build(|key| tanh::segment((key as u32 + (119 << 4)) << 19));
-        TanhKeys {
-            c0: keys.map(|(row, _)| f64::from(rows[row][0]) * 65536.0),
-            c1: keys.map(|(row, _)| f64::from(rows[row][1])),
-            c2: keys.map(|(row, _)| f64::from(rows[row][2])),
-            shift: keys.map(|(_, shift)| shift),
-        }
+impl TanhTable {
+    fn new() -> TanhTable {
+        let mut rows = [[0; 3]; 64];
+        rows[..tanh::ROWS].copy_from_slice(&tables().tanh);
+        let binades = U::new(build(|k| {
+            let (first, shift) = if k <= 10 { tanh::segment((119 + k as u32) << 23) } else { (0, 0) };
+            first as u32 | shift << 8
+        }));
+        let words = std::array::from_fn(|c| std::array::from_fn(|v| U::new(build(|i| rows[16 * v + i][c] as u32))));
+        TanhTable { binades, words, rows }
     }
+
+    /// The row and interpolation operand of each lane of |x| (biased exponent 119..=129).
+    #[inline(always)]
+    pub(super) fn segment<L: Isa>(&self, a: U) -> (U, U) {
+        let k = (a >> 23) - 119u32;
+        let word = lookup16::<L>(self.binades, k);
+        let (shift, frac) = (word >> 8, a & 0x7F_FFFFu32);
+        let row = (word & 0xFFu32) + (frac >> (shift + 17u32));
+        (row, frac >> shift & 0x1_FFFFu32)
+    }
+
+    /// `[c0, c1, c2]` of row `row` per lane (`row < 64`).
+    #[inline(always)]
+    pub(super) fn coefficients<L: Isa>(&self, row: U) -> [I; 3] {
+        #[cfg(target_arch = "x86_64")]
+        if L::AVX512 {
+            let w = &self.words;
+            return [s(permute(&w[0], row)), s(permute(&w[1], row)), s(permute(&w[2], row))];
+        }
+        let r = row.to_array();
+        let word = |c: usize| I::new(build(|i| self.rows[r[i] as usize & 63][c]));
+        [word(0), word(1), word(2)]
+    }
+}
+
+/// `table[idx]` per lane (`idx < 16`): a permute with AVX-512, else per-lane indexing.
+#[inline(always)]
+fn lookup16<L: Isa>(table: U, idx: U) -> U {
+    #[cfg(target_arch = "x86_64")]
+    if L::AVX512 {
+        use std::arch::x86_64::*;
+        return unsafe { _mm512_permutexvar_epi32(__m512i::from(idx), __m512i::from(table)) }.into();
+    }
+    let t = table.to_array();
+    U::new(each(idx.to_array(), |i| t[i as usize & 15]))
 }
 
 pub(super) fn luts() -> &'static Luts {
@@ -622,5 +655,21 @@ mod tests {
         check::<L, 4>(&l.lg2, &t.lg2, 12);
         check::<L, 4>(&l.sin, &t.sin, 11);
         check::<L, 8>(&l.sqrt, &t.sqrt, 14);
+        // TANH: every segment's first and last input, and inputs in between.
+        let inputs: Vec<u32> =
+            (119u32 << 23..130 << 23).step_by(1 << 15).flat_map(|a| [a, a + (1 << 15) - 1, a + 0x5A5]).collect();
+        for chunk in inputs.chunks_exact(16) {
+            let a = U::new(chunk.try_into().unwrap());
+            let (row, xl) = l.tanh.segment::<L>(a);
+            let coefficients = l.tanh.coefficients::<L>(row).map(|c| c.to_array());
+            for (i, &a) in chunk.iter().enumerate() {
+                let (want_row, shift) = tanh::segment(a);
+                assert_eq!(row.to_array()[i] as usize, want_row, "row of {a:#x}");
+                assert_eq!(xl.to_array()[i], (a & 0x7F_FFFF) >> shift & 0x1_FFFF, "xl of {a:#x}");
+                for (c, words) in coefficients.iter().enumerate() {
+                    assert_eq!(words[i], t.tanh[want_row][c], "c{c} of {a:#x}");
+                }
+            }
+        }
     }
 }

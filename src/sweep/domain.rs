@@ -356,8 +356,8 @@ impl Domain {
                 }
             }
             Sampling::Random { seed, .. } => {
-                for i in 0..len {
-                    let mut rng = Rng::for_case(seed, start + i as u64);
+                for (i, case) in (start..).take(len).enumerate() {
+                    let mut rng = Rng::for_case(seed, case);
                     for (j, set) in self.sets.iter().enumerate() {
                         out[j][i] = W::from_u64(set.draw(&mut rng));
                     }

@@ -256,6 +256,7 @@ static LUTS: LazyLock<Luts> = LazyLock::new(|| {
 /// `first + (frac >> (shift + 17))` ([`tanh::segment`]).
 pub(super) struct TanhTable {
     binades: U,
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     words: [[U; 4]; 3],
     rows: [Row; 64],
 }

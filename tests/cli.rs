@@ -72,17 +72,22 @@ fn bad_input_is_a_one_line_error_and_nonzero_exit() {
     }
 }
 
-#[test]
-fn stdin_skips_blank_lines_and_comments() {
+/// `ptxfp eval <spelling>` with `input` on its standard input.
+fn eval_stdin(spelling: &str, input: &[u8]) -> std::process::Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_ptxfp"))
-        .args(["eval", "add.rn.f32"])
+        .args(["eval", spelling])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(b"# a, b\n1 2\n\n   \n3 4  # seven\n#\n5 6\n").unwrap();
-    let o = child.wait_with_output().unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn stdin_skips_blank_lines_and_comments() {
+    let o = eval_stdin("add.rn.f32", b"# a, b\n1 2\n\n   \n3 4  # seven\n#\n5 6\n");
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o), "0x40400000 3\n0x40e00000 7\n0x41300000 11\n");
 }
@@ -126,15 +131,7 @@ fn help_documents_the_exit_statuses() {
 
 #[test]
 fn a_bad_stdin_line_names_its_number() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ptxfp"))
-        .args(["eval", "mul.rn.f32"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(b"1 2\n3\n").unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = eval_stdin("mul.rn.f32", b"1 2\n3\n");
     assert!(!o.status.success());
     assert!(stderr(&o).contains("line 2"), "{}", stderr(&o));
 }

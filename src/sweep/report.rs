@@ -469,8 +469,13 @@ impl Report {
 fn describe(c: &Option<CaseReport>) -> String {
     let Some(c) = c else { return String::new() };
     let against = if c.metric == "ulp" { String::new() } else { format!(", against {}", num(c.reference_value.0)) };
+    format!(" at {}{against}", case_words(c))
+}
+
+/// `input X (x): result R (r), reference E (e)`: the words and values of one case.
+fn case_words(c: &CaseReport) -> String {
     format!(
-        " at input {} ({}): result {} ({}), reference {} ({}){against}",
+        "input {} ({}): result {} ({}), reference {} ({})",
         join_hex(&c.inputs),
         join_values(&c.input_values),
         hex(c.result),
@@ -520,14 +525,5 @@ fn one_line(c: &CaseReport) -> String {
         0.0 => "NaN payloads differ".to_string(),
         e => format!("{e} ulp"),
     };
-    format!(
-        "#{} input {} ({}): result {} ({}), reference {} ({}): {distance}",
-        c.index,
-        join_hex(&c.inputs),
-        join_values(&c.input_values),
-        hex(c.result),
-        num(c.result_value.0),
-        hex(c.expected),
-        num(c.expected_value.0)
-    )
+    format!("#{} {}: {distance}", c.index, case_words(c))
 }

@@ -93,7 +93,7 @@ pub(super) fn madd<L: Isa>(a: U, b: U) -> I {
 /// `w0 = c0 << (s0 − 9)` and `w1 = (c1 >> 4) << 16 | (c2 & 0xFFF) << 4 | (c1 & 15)`.
 /// The low and high halves of `w1 & 0xFFFF_000F` are the two pieces of c1 that one `pmaddwd`
 /// with `[x, 16x]` recombines into c1·x; bits 4..15 hold c2. The ranges this relies on
-/// (c0 < 2^26, −2^15 ≤ c1 >> 4 < 2^15, −2^11 ≤ c2 < 2^11) are checked when the layout is built.
+/// (c0 << s0 < 2^41, −2^15 ≤ c1 >> 4 < 2^15, −2^11 ≤ c2 < 2^11) are checked when the layout is built.
 /// Both layouts are kept: vectors of 16 rows for the AVX-512 permutes, and row i as
 /// `w0 | w1 << 32` for per-lane loads (the 64-row tables use the first half).
 pub(super) struct Coeffs<const V: usize> {

@@ -93,9 +93,6 @@ impl std::error::Error for BatchError {}
 pub enum BatchPath {
     /// A SIMD kernel (src/kernels/).
     Simd,
-    /// A one-operand instruction on 16-bit elements: a table of the scalar definition's result
-    /// for every operand, built on first use.
-    Table,
     /// The scalar definition, element by element.
     Scalar,
 }
@@ -104,7 +101,6 @@ impl BatchPath {
     pub const fn name(self) -> &'static str {
         match self {
             BatchPath::Simd => "simd",
-            BatchPath::Table => "table",
             BatchPath::Scalar => "scalar",
         }
     }
@@ -229,7 +225,6 @@ impl Instr {
     /// How batch evaluation computes this instruction at the active level.
     pub fn batch_path(&self, target: Target) -> BatchPath {
         match kernels::select(self, target) {
-            Some(kernel) if kernel.is_table() => BatchPath::Table,
             Some(_) => BatchPath::Simd,
             None => BatchPath::Scalar,
         }

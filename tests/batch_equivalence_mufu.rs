@@ -1,8 +1,9 @@
-//! The MUFU-backed kernels (src/kernels/mufu_f32.rs, mufu_64h.rs, rro.rs) against the scalar
-//! definitions:
-//! `eval_batch_at` at every SIMD level the processor has and `eval_unchecked` on the same inputs,
-//! bit for bit, for every spelling the kernels cover: `rcp`, `rsqrt`, `sqrt`, `lg2`, `ex2`, `sin`,
-//! `cos` `.approx{.ftz}.f32`, `tanh.approx.f32`, `MUFU.RCP/RSQ/SQRT/LG2/EX2/SIN/COS{.SAT}` and `MUFU.TANH`;
+//! The MUFU-backed kernels (src/kernels/mufu_f32.rs, mufu_half.rs, mufu_64h.rs, rro.rs) against
+//! the scalar definitions: `eval_batch_at` at every SIMD level the processor has and
+//! `eval_unchecked` on the same inputs, bit for bit, for every spelling the kernels cover:
+//! `rcp`, `rsqrt`, `sqrt`, `lg2`, `ex2`, `sin`, `cos` `.approx{.ftz}.f32`, `tanh.approx.f32`,
+//! `MUFU.RCP/RSQ/SQRT/LG2/EX2/SIN/COS{.SAT}` and `MUFU.TANH`; `ex2`/`tanh` on f16 and bf16
+//! (scalar and `x2`) and `MUFU.EX2/TANH.F16/.BF16` (every 16-bit operand);
 //! `MUFU.RCP64H/RSQ64H{.SAT}`, `rcp.approx.ftz.f64`, `rsqrt.approx{.ftz}.f64` (their inputs as
 //! f64 high words, with three kinds of low word) and `RRO.SINCOS/EX2` (on sm_50 and sm_62).
 //!
@@ -197,6 +198,39 @@ fn sqrt_approx_has_no_kernel_on_sm_50() {
     for spelling in ["sqrt.approx.ftz.f32", "sqrt.approx.f32"] {
         let instr: Instr = spelling.parse().unwrap();
         assert!(!instr.is_vectorized(sm50), "{spelling} must run its RCP(RSQ(x)) lowering on sm_50");
+    }
+}
+
+/// The 16-bit forms (mufu_half.rs): `ex2`/`tanh` `.approx` on f16, bf16 and their `x2` words
+/// and `MUFU.EX2/TANH.F16/.BF16`, on every 16-bit operand at every level, on each spelling's
+/// lowest target and sm_90 (a packed word holds the operand in element 0 and another one in
+/// element 1, so each element sees all 2^16).
+#[test]
+fn sixteen_bit_forms_match_scalar_on_every_operand() {
+    let spellings = [
+        "ex2.approx.f16",
+        "ex2.approx.ftz.bf16",
+        "tanh.approx.f16",
+        "tanh.approx.bf16",
+        "MUFU.EX2.F16",
+        "MUFU.EX2.BF16",
+        "MUFU.TANH.F16",
+        "MUFU.TANH.BF16",
+    ];
+    let packed = ["ex2.approx.f16x2", "ex2.approx.ftz.bf16x2", "tanh.approx.f16x2", "tanh.approx.bf16x2"];
+    let scalar: Vec<u16> = (0..=u16::MAX).collect();
+    let words: Vec<u32> = (0..1u32 << 16).map(|x| x | (x ^ 0x8001) << 16).collect();
+    for target in [Target::new(75).unwrap(), Target::new(90).unwrap()] {
+        for spelling in spellings {
+            if target.check(&spelling.parse().unwrap()).is_ok() {
+                check(spelling, target, &scalar);
+            }
+        }
+        for spelling in packed {
+            if target.check(&spelling.parse().unwrap()).is_ok() {
+                check(spelling, target, &words);
+            }
+        }
     }
 }
 

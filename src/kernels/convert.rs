@@ -304,7 +304,7 @@ fn f64_to_half<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
 /// exponent beyond the range overflows: infinity, or the largest finite value where the
 /// direction rounds the magnitude down.
 #[inline(always)]
-fn round_to_half<R: Dir>(x: u32x16, to: Format) -> u32x16 {
+pub(super) fn round_to_half<R: Dir>(x: u32x16, to: Format) -> u32x16 {
     let frac_bits = F32.frac_bits();
     let magnitude = x & splat(F32.mask() >> 1);
     let negative = (x & splat(F32.sign_bit())).simd_ne(u32x16::ZERO);

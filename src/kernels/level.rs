@@ -140,6 +140,8 @@ fn detect() -> SimdLevel {
 /// types, and only for a level the processor has: the loops of [`V3`] and [`V4`] execute
 /// instructions of their level.
 pub(crate) trait Isa: 'static {
+    /// The level.
+    const LEVEL: SimdLevel;
     /// Whether AVX-512 F/BW/DQ/VL intrinsics may be used.
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     const AVX512: bool;
@@ -164,6 +166,7 @@ pub(crate) trait Isa: 'static {
 pub(crate) struct V1;
 
 impl Isa for V1 {
+    const LEVEL: SimdLevel = SimdLevel::Baseline;
     const AVX512: bool = false;
     const AVX2: bool = false;
 
@@ -184,13 +187,14 @@ impl Isa for V1 {
 
 /// `$level` with a loop compiled for `$features`.
 macro_rules! level {
-    ($level:ident, $doc:literal, avx512: $avx512:expr, $features:literal) => {
+    ($level:ident, $name:ident, $doc:literal, avx512: $avx512:expr, $features:literal) => {
         #[doc = $doc]
         #[cfg(target_arch = "x86_64")]
         pub(crate) struct $level;
 
         #[cfg(target_arch = "x86_64")]
         impl Isa for $level {
+            const LEVEL: SimdLevel = SimdLevel::$name;
             const AVX512: bool = $avx512;
             const AVX2: bool = true;
 
@@ -228,9 +232,10 @@ macro_rules! level {
     };
 }
 
-level!(V3, "x86-64-v3.", avx512: false, "avx,avx2,fma,f16c,bmi1,bmi2,lzcnt,popcnt");
+level!(V3, Avx2, "x86-64-v3.", avx512: false, "avx,avx2,fma,f16c,bmi1,bmi2,lzcnt,popcnt");
 level!(
     V4,
+    Avx512,
     "x86-64-v4.",
     avx512: true,
     "avx,avx2,fma,f16c,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512cd,avx512dq,avx512vl"

@@ -17,11 +17,11 @@ pub(crate) mod level;
 mod minmax;
 mod mufu_64h;
 mod mufu_f32;
+mod mufu_half;
 mod mufu_lanes;
 mod rro;
 mod sign;
 pub(crate) mod simd;
-mod table;
 mod testp;
 
 use level::Isa;
@@ -44,16 +44,9 @@ pub(crate) enum Kernel {
     /// Operand and result words of different widths (`cvt`), passed as their bytes, which
     /// the kernel reads back as the words they are.
     Bytes(fn(&Instr, &[&[u8]], &mut [u8])),
-    /// The results of a one-operand instruction on 16-bit elements for every operand
-    /// (table.rs), applied to each element.
-    Table(&'static table::Table),
 }
 
 impl Kernel {
-    pub(crate) fn is_table(self) -> bool {
-        matches!(self, Kernel::Table(_))
-    }
-
     /// Run on buffers whose word widths [`Instr::check_batch`] has verified.
     pub(crate) fn run<S: Word, D: Word>(self, instr: &Instr, srcs: &[&[S]], dst: &mut [D]) {
         match self {
@@ -61,7 +54,6 @@ impl Kernel {
             Kernel::W16(f) => call(f, instr, srcs, dst),
             Kernel::W64(f) => call(f, instr, srcs, dst),
             Kernel::Bytes(f) => call(f, instr, srcs, dst),
-            Kernel::Table(t) => table::run(t, bytemuck::cast_slice(srcs[0]), bytemuck::cast_slice_mut(dst)),
         }
     }
 }
@@ -132,15 +124,15 @@ fn select_for<L: Isa>(instr: &Instr, target: Target) -> Option<Kernel> {
     if let Some(kernel) = mufu_f32::select::<L>(instr, target) {
         return Some(kernel);
     }
+    // their f16 and bf16 forms: ex2, tanh and MUFU.EX2/TANH .F16/.BF16 (mufu_half.rs)
+    if let Some(kernel) = mufu_half::select::<L>(instr) {
+        return Some(kernel);
+    }
     // the f64 approximations built on MUFU.RCP64H and MUFU.RSQ64H (mufu_64h.rs)
     if let Some(kernel) = mufu_64h::select::<L>(instr) {
         return Some(kernel);
     }
     // RRO.SINCOS and RRO.EX2 (rro.rs)
-    if let Some(kernel) = rro::select::<L>(instr) {
-        return Some(kernel);
-    }
+    rro::select::<L>(instr)
     // --- end of MUFU ---
-    // the other one-operand instructions on 16-bit elements, by a table (table.rs)
-    table::select(instr, target)
 }

@@ -196,7 +196,7 @@ fn sqrt<L: Isa>(l: &Luts, x: U) -> U {
 /// f64, and the result `acc·2^(T − 39)` (T = min(E, −1)) truncated to 24 bits; smaller |x|
 /// passes through unflushed, larger gives ±1 (SEMANTICS §5).
 #[inline(always)]
-fn tanh<L: Isa>(l: &Luts, x: U) -> U {
+pub(super) fn tanh<L: Isa>(l: &Luts, x: U) -> U {
     use crate::mufu::tanh::{PASS_BELOW, SATURATE_FROM};
     let a = x & 0x7FFF_FFFFu32;
     // Lanes outside [2^-8, 8) are computed at the nearest binade (a normal result) and replaced
@@ -222,7 +222,7 @@ fn tanh<L: Isa>(l: &Luts, x: U) -> U {
 /// sign-magnitude word, then the EX2 datapath, `q = (interpolation + 0x77E2) >> 15`
 /// (SEMANTICS §2.2, §2.3 \[INF\]).
 #[inline(always)]
-fn ex2<L: Isa>(l: &Luts, x: U) -> U {
+pub(super) fn ex2<L: Isa>(l: &Luts, x: U) -> U {
     let (sign, expo, frac) = fields(x);
     // |x| ≥ 128, ±Inf and NaN: the Inf code, +Inf or +0; NaN.
     let neg = u(s(sign) >> 31);

@@ -13,7 +13,8 @@
 //! - **To f16 and bf16** the source is an f32 encoding (a bf16 or f16 source widened
 //!   exactly, an f64 source rounded to odd at f32's precision, which keeps every rounding to
 //!   the 11 or 8 bits of f16 and bf16 correct: 24 ≥ p + 2, and f32's subnormal grid is 13 and
-//!   16 bits finer than theirs), rounded by integer arithmetic in [`round_to_half`].
+//!   16 bits finer than theirs), rounded by F16C's VCVTPS2PH (f16 at avx2/avx512) or by
+//!   integer arithmetic in [`round_to_half`].
 //!
 //! `.ftz` flushes f32 operands (but not those converted to f16) and f32 results only
 //! ([`crate::ops::cvt`]); `.relu` and `.sat` are
@@ -22,6 +23,8 @@
 use crate::kernels::simd::{f32x16, f64x8, u16x16, u32x16, u64x8};
 
 use super::exact::narrow as narrow_f64;
+#[cfg(target_arch = "x86_64")]
+use super::half::f16c;
 use super::half::{odd_f32, widen_f16};
 use super::lanes::{
     build, each, flush_f32, is_nan, join, map_to, nan_f32, relu_canonical, saturate, Dir, Rm, Rn, Rp, Rz,
@@ -203,7 +206,7 @@ fn half_to_half<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
         words_mut(dst),
         #[inline(always)]
         |[h]| {
-            let r = round_to_half::<R>(half_to_f32::<L>(from, u16x16::new(h)), to);
+            let r = round_to_half::<L, R>(half_to_f32::<L>(from, u16x16::new(h)), to);
             each(clamp(instr, to, r).to_array(), |w| w as u16)
         },
     );
@@ -216,17 +219,17 @@ fn f32_to_half<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
         &[words(srcs[0])],
         words_mut(dst),
         #[inline(always)]
-        |[x]| each(narrow_f32::<R>(instr, to, x).to_array(), |w| w as u16),
+        |[x]| each(narrow_f32::<L, R>(instr, to, x).to_array(), |w| w as u16),
     );
 }
 
 /// f32 operands converted to `to` in 32-bit lanes: `.ftz` flushes the operand (to bf16; an
 /// f16 conversion takes subnormal operands as they are), `.relu` and `.sat` clamp the result.
 #[inline(always)]
-fn narrow_f32<R: Dir>(instr: &Instr, to: Format, x: [u32; N]) -> u32x16 {
+fn narrow_f32<L: Isa, R: Dir>(instr: &Instr, to: Format, x: [u32; N]) -> u32x16 {
     let x = u32x16::new(x);
     let x = if to == Format::F16 { x } else { flush_if(instr, x) };
-    clamp(instr, to, round_to_half::<R>(x, to))
+    clamp(instr, to, round_to_half::<L, R>(x, to))
 }
 
 /// `cvt.{f16x2,bf16x2}.f32 d, a, b`: `a` converted into the upper half, `b` into the lower
@@ -237,7 +240,7 @@ fn f32_pair_to_half2<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u
         &[words(srcs[0]), words(srcs[1])],
         words_mut(dst),
         #[inline(always)]
-        |[a, b]| ((narrow_f32::<R>(instr, to, a) << to.bits()) | narrow_f32::<R>(instr, to, b)).to_array(),
+        |[a, b]| ((narrow_f32::<L, R>(instr, to, a) << to.bits()) | narrow_f32::<L, R>(instr, to, b)).to_array(),
     );
 }
 
@@ -250,18 +253,23 @@ fn f64_to_f32<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
         words_mut(dst),
         #[inline(always)]
         |[x]| {
-            let half = |at: usize| {
-                let bits = u64x8::new(build(|i| x[at + i]));
-                let v = f64x8::from_bits(bits);
-                let r = if ftz { narrow_f64::<R, true>(v) } else { narrow_f64::<R, false>(v) };
-                let sign = (bits >> (F64.bits() - F32.bits())) & u64x8::splat(F32.sign_bit());
-                let payload = (bits & u64x8::splat(F64.frac_mask())) >> (F64.frac_bits() - F32.frac_bits());
-                let nan = sign | payload | u64x8::splat(F32.exp_mask() | F32.quiet_bit());
-                each(is_nan(F64, bits).select(nan, u64x8::new(each(r.to_array(), u64::from))).to_array(), |w| w as u32)
-            };
-            clamp(instr, F32, u32x16::new(join(half(0), half(8)))).to_array()
+            let (lo, hi) = (u64x8::new(build(|i| x[i])), u64x8::new(build(|i| x[8 + i])));
+            let r = join(f64_to_f32_lanes::<R>(ftz, lo), f64_to_f32_lanes::<R>(ftz, hi));
+            clamp(instr, F32, u32x16::new(r)).to_array()
         },
     );
+}
+
+/// Eight f64 encodings converted as [`f64_to_f32`] converts them, before `.sat`. (A function,
+/// not a closure, so that it is always inlined into the level's loop.)
+#[inline(always)]
+fn f64_to_f32_lanes<R: Dir>(ftz: bool, bits: u64x8) -> [u32; 8] {
+    let v = f64x8::from_bits(bits);
+    let r = if ftz { narrow_f64::<R, true>(v) } else { narrow_f64::<R, false>(v) };
+    let sign = (bits >> (F64.bits() - F32.bits())) & u64x8::splat(F32.sign_bit());
+    let payload = (bits & u64x8::splat(F64.frac_mask())) >> (F64.frac_bits() - F32.frac_bits());
+    let nan = sign | payload | u64x8::splat(F32.exp_mask() | F32.quiet_bit());
+    each(is_nan(F64, bits).select(nan, u64x8::new(each(r.to_array(), u64::from))).to_array(), |w| w as u32)
 }
 
 /// `cvt.{f16,bf16}.f64`: rounded to odd at f32's precision, then rounded (module
@@ -273,15 +281,10 @@ fn f64_to_half<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
         words_mut(dst),
         #[inline(always)]
         |[x]| {
-            let half = |at: usize| {
-                let bits = u64x8::new(build(|i| x[at + i]));
-                let sign = (bits >> (F64.bits() - to.bits())) & u64x8::splat(to.sign_bit());
-                let payload = (bits & u64x8::splat(F64.frac_mask())) >> (F64.frac_bits() - to.frac_bits());
-                let nan = sign | payload | u64x8::splat(to.exp_mask() | to.quiet_bit());
-                (odd_f32(f64x8::from_bits(bits)), each(nan.to_array(), |w| w as u32), is_nan(F64, bits).to_array())
-            };
-            let ((odd_lo, nan_lo, is_lo), (odd_hi, nan_hi, is_hi)) = (half(0), half(8));
-            let r = round_to_half::<R>(u32x16::new(join(odd_lo, odd_hi)), to);
+            let (lo, hi) = (u64x8::new(build(|i| x[i])), u64x8::new(build(|i| x[8 + i])));
+            let (odd_lo, nan_lo, is_lo) = f64_to_half_parts(to, lo);
+            let (odd_hi, nan_hi, is_hi) = f64_to_half_parts(to, hi);
+            let r = round_to_half::<L, R>(u32x16::new(join(odd_lo, odd_hi)), to);
             let nan_lanes = u32x16::new(each(join(is_lo, is_hi), |m| m as u32));
             let r = nan_lanes.simd_ne(u32x16::ZERO).select(u32x16::new(join(nan_lo, nan_hi)), r);
             each(clamp(instr, to, r).to_array(), |w| w as u16)
@@ -289,9 +292,23 @@ fn f64_to_half<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
     );
 }
 
+/// Of eight f64 encodings: the f32 encodings rounded to odd, the NaN results in `to`, and the
+/// mask of the NaN operands. (A function, not a closure, so that it is always inlined into
+/// the level's loop.)
+#[inline(always)]
+fn f64_to_half_parts(to: Format, bits: u64x8) -> ([u32; 8], [u32; 8], [u64; 8]) {
+    let sign = (bits >> (F64.bits() - to.bits())) & u64x8::splat(to.sign_bit());
+    let payload = (bits & u64x8::splat(F64.frac_mask())) >> (F64.frac_bits() - to.frac_bits());
+    let nan = sign | payload | u64x8::splat(to.exp_mask() | to.quiet_bit());
+    (odd_f32(f64x8::from_bits(bits)), each(nan.to_array(), |w| w as u32), is_nan(F64, bits).to_array())
+}
+
 /// f32 encodings rounded to f16 or bf16 (`to`) in direction `R` as
 /// [`crate::round::round_pack`] rounds, in 32-bit lanes: a NaN gives the canonical NaN, an
 /// infinity the infinity of its sign.
+///
+/// To f16 at a level with F16C (AVX2 and up) this is VCVTPS2PH with the direction as its
+/// immediate (IEEE's rounding, which is round_pack's without `.ftz`). Elsewhere, and to bf16:
 ///
 /// A value whose result is normal is rounded on its encoding with the exponent rebiased:
 /// the exponent and fraction fields read as one integer, shifted right by the fraction bits
@@ -304,12 +321,27 @@ fn f64_to_half<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
 /// exponent beyond the range overflows: infinity, or the largest finite value where the
 /// direction rounds the magnitude down.
 #[inline(always)]
-pub(super) fn round_to_half<R: Dir>(x: u32x16, to: Format) -> u32x16 {
+pub(super) fn round_to_half<L: Isa, R: Dir>(x: u32x16, to: Format) -> u32x16 {
+    let canonical = splat(to.canonical_nan());
+    #[cfg(target_arch = "x86_64")]
+    if to == Format::F16 && L::AVX2 {
+        use core::arch::x86_64::{
+            _MM_FROUND_TO_NEAREST_INT as NEAREST, _MM_FROUND_TO_NEG_INF as DOWN, _MM_FROUND_TO_POS_INF as UP,
+            _MM_FROUND_TO_ZERO as ZERO,
+        };
+        let x32 = f32x16::from_bits(x);
+        let r = match R::R {
+            Rounding::Rn => f16c::round::<L, NEAREST>(x32),
+            Rounding::Rz => f16c::round::<L, ZERO>(x32),
+            Rounding::Rm => f16c::round::<L, DOWN>(x32),
+            Rounding::Rp => f16c::round::<L, UP>(x32),
+        };
+        return nan_f32(x).select(canonical, r);
+    }
     let frac_bits = F32.frac_bits();
     let magnitude = x & splat(F32.mask() >> 1);
     let negative = (x & splat(F32.sign_bit())).simd_ne(u32x16::ZERO);
     let sign = negative & splat(to.sign_bit());
-    let canonical = splat(to.canonical_nan());
     if to == Format::BF16 {
         let shift = F32.bits() - Format::BF16.bits();
         let kept = magnitude >> shift;

@@ -215,11 +215,15 @@ fn add_lanes<R: Dir, const FTZ: bool>(a: [u32; N], b: [u32; N], sat: bool) -> [u
     if R::R == Rounding::Rn || decides::<R>(s) {
         return finish::<R, FTZ>(s, sat);
     }
-    let sums = build(|h| {
-        let (s, e) = two_sum(a[h], b[h]);
-        exact::<R>(zero_sign::<_, R>(s, a[h], b[h]), e)
-    });
-    finish::<R, FTZ>(sums, sat)
+    finish::<R, FTZ>([directed_sum::<R>(a[0], b[0]), directed_sum::<R>(a[1], b[1])], sat)
+}
+
+/// `a + b` by TwoSum, in the form [`narrow`] rounds in direction `R` (a function, not a
+/// closure, so that it is always inlined into the level's loop).
+#[inline(always)]
+fn directed_sum<R: Dir>(a: f64x8, b: f64x8) -> f64x8 {
+    let (s, e) = two_sum(a, b);
+    exact::<R>(zero_sign::<_, R>(s, a, b), e)
 }
 
 /// `mul`.

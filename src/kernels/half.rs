@@ -120,7 +120,7 @@ impl Half for F16 {
 /// (which includes F16C), AVX-512 for the 512-bit forms, whose loop is compiled with it; the
 /// intrinsics only compute.
 #[cfg(target_arch = "x86_64")]
-mod f16c {
+pub(super) mod f16c {
     use core::arch::x86_64::{
         _mm256_cvtph_ps, _mm256_cvtps_ph, _mm512_cvtph_ps, _mm512_cvtps_ph, _MM_FROUND_TO_NEAREST_INT,
     };
@@ -145,17 +145,20 @@ mod f16c {
     /// NaN (`L` has AVX2).
     #[inline(always)]
     pub(super) fn nearest<L: Isa, const FTZ: bool>(x: f32x16) -> u32x16 {
-        let x = if FTZ { flush_tiny(x) } else { x };
+        round::<L, _MM_FROUND_TO_NEAREST_INT>(if FTZ { flush_tiny(x) } else { x })
+    }
+
+    /// `x` rounded to f16 by VCVTPS2PH in the direction of the immediate `IMM` (one of
+    /// `_MM_FROUND_TO_{NEAREST_INT,NEG_INF,POS_INF,ZERO}`): IEEE's rounding, onto the subnormal
+    /// grid below 2^-14, an overflow to ±Inf or ±65504 as the direction takes it; a NaN comes
+    /// out as some NaN (`L` has AVX2).
+    #[inline(always)]
+    pub(in crate::kernels) fn round<L: Isa, const IMM: i32>(x: f32x16) -> u32x16 {
         if L::AVX512 {
-            return u32x16::from(u16x16::from(unsafe { _mm512_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(x.into()) }));
+            return u32x16::from(u16x16::from(unsafe { _mm512_cvtps_ph::<IMM>(x.into()) }));
         }
         let [lo, hi]: [f32x8; 2] = bytemuck::cast(x);
-        let (lo, hi) = unsafe {
-            (
-                _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(lo.into()),
-                _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(hi.into()),
-            )
-        };
+        let (lo, hi) = unsafe { (_mm256_cvtps_ph::<IMM>(lo.into()), _mm256_cvtps_ph::<IMM>(hi.into())) };
         u32x16::new(each(join(u16x8::from(lo).to_array(), u16x8::from(hi).to_array()), u32::from))
     }
 }

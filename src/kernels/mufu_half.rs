@@ -37,7 +37,7 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
                         &[operands],
                         results,
                         #[inline(always)]
-                        |[h]| narrow_truncated($fmt, $f::<L>(l, widen::<L>($fmt, u16x16::new(h)))),
+                        |[h]| narrow_truncated::<L>($fmt, $f::<L>(l, widen::<L>($fmt, u16x16::new(h)))),
                     )
                 });
                 for (d, &s) in dst.iter_mut().zip(srcs[0]) {
@@ -88,8 +88,8 @@ fn widen<L: Isa>(fmt: Format, h: u16x16) -> U {
 /// [`crate::mufu::narrow_truncated`] in lanes: round toward zero into `fmt`, an f32 exponent
 /// beyond `fmt`'s largest binade giving the infinity of the sign (only f16 has such results).
 #[inline(always)]
-fn narrow_truncated(fmt: Format, r: U) -> [u16; 16] {
-    let rounded = round_to_half::<Rz>(r, fmt);
+fn narrow_truncated<L: Isa>(fmt: Format, r: U) -> [u16; 16] {
+    let rounded = round_to_half::<L, Rz>(r, fmt);
     if fmt == Format::BF16 {
         return each(rounded.to_array(), |w| w as u16);
     }

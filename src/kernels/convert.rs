@@ -103,7 +103,7 @@ fn splat(bits: u64) -> u32x16 {
 /// sign and payload left-aligned, not quieted (each destination then writes NaNs as `cvt`
 /// does: module documentation).
 #[inline(always)]
-fn half_to_f32<L: Isa>(from: Format, h: u16x16) -> u32x16 {
+pub(super) fn half_to_f32<L: Isa>(from: Format, h: u16x16) -> u32x16 {
     let wide = u32x16::new(each(h.to_array(), u32::from));
     if from == Format::F16 {
         let sign = (wide & splat(from.sign_bit())) << (F32.bits() - from.bits());

@@ -15,8 +15,7 @@
 
 use std::sync::OnceLock;
 
-use super::convert::round_to_half;
-use super::half::widen_f16;
+use super::convert::{half_to_f32, round_to_half};
 use super::lanes::{each, map, Rz};
 use super::level::Isa;
 use super::mufu_f32::{ex2, tanh};
@@ -37,7 +36,7 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
                         &[operands],
                         results,
                         #[inline(always)]
-                        |[h]| narrow_truncated::<L>($fmt, $f::<L>(l, widen::<L>($fmt, u16x16::new(h)))),
+                        |[h]| narrow_truncated::<L>($fmt, $f::<L>(l, half_to_f32::<L>($fmt, u16x16::new(h)))),
                     )
                 });
                 for (d, &s) in dst.iter_mut().zip(srcs[0]) {
@@ -73,16 +72,6 @@ fn tabulated<L: Isa>(unit: usize, compute: fn(&[u16], &mut [u16])) -> &'static [
         compute(&operands, &mut results[..]);
         results
     })
-}
-
-/// Sixteen f16 or bf16 (`fmt`) elements widened exactly to f32 encodings.
-#[inline(always)]
-fn widen<L: Isa>(fmt: Format, h: u16x16) -> U {
-    if fmt == Format::F16 {
-        widen_f16::<L>(h).to_bits()
-    } else {
-        U::new(each(h.to_array(), u32::from)) << 16u32
-    }
 }
 
 /// [`crate::mufu::narrow_truncated`] in lanes: round toward zero into `fmt`, an f32 exponent

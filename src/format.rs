@@ -42,6 +42,8 @@ pub enum Unpacked {
 }
 
 impl Format {
+    pub const ALL: [Format; 4] = [Format::F16, Format::BF16, Format::F32, Format::F64];
+
     /// Total width in bits.
     #[inline]
     pub const fn bits(self) -> u32 {

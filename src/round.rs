@@ -121,7 +121,7 @@ sig!(u128);
 /// of [`Rounding::rounds_away`]. Both `rest` and `inc` are below `unit`, so `rest + inc`
 /// neither overflows nor reaches `2·unit`, and `(rest + inc) >> shift` is that decision.
 #[inline(always)]
-fn shift_right_round<S: Sig>(sig: S, shift: u32, neg: bool, rnd: Rounding) -> S {
+pub(crate) fn shift_right_round<S: Sig>(sig: S, shift: u32, neg: bool, rnd: Rounding) -> S {
     debug_assert!(shift >= 1);
     if shift >= S::BITS {
         // Everything is discarded; half an ulp is 2^(shift-1) >= 2^(BITS-1).

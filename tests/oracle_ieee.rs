@@ -15,6 +15,7 @@
 mod common;
 
 use common::*;
+use ptxfp::ops::cvt_int::{self, IntType};
 use ptxfp::ops::{add, cvt, div, fma, mul, sqrt};
 use ptxfp::{Format, Instr, Rounding};
 use rustc_apfloat::Float;
@@ -326,6 +327,119 @@ cvt_tests! {
     cvt_f64_to_f16: F64 -> F16;
     cvt_f64_to_bf16: F64 -> BF16;
     cvt_f64_to_f32: F64 -> F32;
+}
+
+/// `cvt.{rni,rzi,rmi,rpi}.t.t` (rounding to an integral value): every f16 and bf16 operand,
+/// and N edge-biased f32 and f64 operands per direction, half of them at exponents where the
+/// value has a fraction (|a| in [2^-3, 2^p)), with exact midpoints among them.
+#[test]
+fn cvt_round_to_integral() {
+    for fmt in [Format::F16, Format::BF16, Format::F32, Format::F64] {
+        let l = Layout::of(fmt);
+        for rnd in Rounding::ALL {
+            let instr = format!("cvt.{}i.{}.{}", rnd.name(), l.name(), l.name());
+            let check = |a: u64| {
+                let got = cvt::round_to_integral(fmt, a, rnd, false);
+                let want = ap_round_to_integral(fmt, a, rnd);
+                (!agrees(l, got, want))
+                    .then(|| format!("{instr} [{}]: ptxfp {} oracle {}", l.hex(a), l.hex(got), l.hex(want)))
+            };
+            if fmt.bits() == 16 {
+                let bad: Vec<String> = (0..1u64 << 16).filter_map(check).collect();
+                assert!(bad.is_empty(), "{} of 65536 differ: {:?}", bad.len(), &bad[..bad.len().min(10)]);
+                continue;
+            }
+            run(&instr, N, |rng| {
+                let a = if rng.coin() {
+                    operand(rng, l)
+                } else {
+                    let e = rng.range(-3, i64::from(fmt.precision()) - 1) as i32;
+                    let x = l.at_exp(rng.coin(), e, rng);
+                    // An exact midpoint between integers: the bits above 2^-1 kept, 2^-1 set,
+                    // the bits below it clear.
+                    if rng.coin() && (0..fmt.frac_bits() as i32).contains(&e) {
+                        let half = fmt.frac_bits() - e as u32 - 1;
+                        (x >> (half + 1) << (half + 1)) | (1 << half)
+                    } else {
+                        x
+                    }
+                };
+                check(a)
+            });
+        }
+    }
+}
+
+/// A float operand for a conversion to an integer of `bits` bits: edge-biased, or a value
+/// from 2^-2 to 2^(bits+1) (the fractions, the range's bounds, just beyond), half of those an
+/// exact midpoint between integers where the format has one.
+fn to_int_operand(rng: &mut Rng, l: Layout, fmt: Format, bits: u32) -> u64 {
+    if rng.below(4) == 0 {
+        return operand(rng, l);
+    }
+    let e = rng.range(-2, i64::from(bits) + 1) as i32;
+    let x = l.at_exp(rng.coin(), e, rng);
+    if rng.coin() && (0..fmt.frac_bits() as i32).contains(&e) {
+        let half = fmt.frac_bits() - e as u32 - 1;
+        (x >> (half + 1) << (half + 1)) | (1 << half)
+    } else {
+        x
+    }
+}
+
+/// `cvt.{rni,rzi,rmi,rpi}.int.float`: every f16/bf16 operand, N edge-biased f32 and f64
+/// operands per (integer type, direction); NaN results are NVIDIA's own (tests/cvt_h200.rs).
+#[test]
+fn cvt_float_to_integer() {
+    for fmt in Format::ALL {
+        let l = Layout::of(fmt);
+        for to in IntType::ALL {
+            for rnd in Rounding::ALL {
+                let instr = format!("cvt.{}i.{}.{}", rnd.name(), to.name(), l.name());
+                let check = |a: u64| {
+                    let got = cvt_int::float_to_int(fmt, to, a, rnd, false);
+                    let want = ap_to_int(fmt, a, to, rnd)?;
+                    (got != want).then(|| format!("{instr} [{}]: ptxfp {got:#x} oracle {want:#x}", l.hex(a)))
+                };
+                if fmt.bits() == 16 {
+                    let bad: Vec<String> = (0..1u64 << 16).filter_map(check).collect();
+                    assert!(bad.is_empty(), "{} of 65536 differ: {:?}", bad.len(), &bad[..bad.len().min(10)]);
+                } else {
+                    run(&instr, N, |rng| check(to_int_operand(rng, l, fmt, to.bits())));
+                }
+            }
+        }
+    }
+}
+
+/// `cvt.{rn,rz,rm,rp}.float.int`: every operand of the 8/16-bit types, N of the others per
+/// (format, direction), with every count of leading zeros (and ones) and random trailing zeros,
+/// so that ties and the overflow of f16 occur.
+#[test]
+fn cvt_integer_to_float() {
+    for from in IntType::ALL {
+        for to in Format::ALL {
+            let lt = Layout::of(to);
+            for rnd in Rounding::ALL {
+                let instr = format!("cvt.{}.{}.{}", rnd.name(), lt.name(), from.name());
+                let check = |a: u64| {
+                    let got = cvt_int::int_to_float(from, to, a, rnd);
+                    let want = ap_from_int(from, to, a, rnd);
+                    (got != want).then(|| format!("{instr} [{a:#x}]: ptxfp {} oracle {}", lt.hex(got), lt.hex(want)))
+                };
+                if from.bits() <= 16 {
+                    let bad: Vec<String> = (0..1u64 << from.bits()).filter_map(check).collect();
+                    assert!(bad.is_empty(), "{} differ: {:?}", bad.len(), &bad[..bad.len().min(10)]);
+                } else {
+                    run(&instr, N, |rng| {
+                        let r = rng.next() >> rng.below(64);
+                        let r = r >> rng.below(64) << rng.below(64);
+                        check(if rng.coin() { r.wrapping_neg() } else { r } & from.mask())
+                    });
+                }
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

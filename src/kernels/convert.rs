@@ -41,7 +41,8 @@ const N: usize = 16;
 const F32: Format = Format::F32;
 const F64: Format = Format::F64;
 
-/// The kernel for a float-to-float `cvt`.
+/// The kernel for a `cvt` between two float formats (the same-format forms, selected before,
+/// are `same_format.rs`'s).
 pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
     let Opcode::Cvt { from } = instr.opcode() else { return None };
     Some(Kernel::Bytes(match instr.rounding() {

@@ -20,6 +20,7 @@ mod mufu_f32;
 mod mufu_half;
 mod mufu_lanes;
 mod rro;
+mod same_format;
 mod sign;
 pub(crate) mod simd;
 mod testp;
@@ -106,8 +107,9 @@ fn select_for<L: Isa>(instr: &Instr, target: Target) -> Option<Kernel> {
     if let Some(kernel) = f64_directed::select::<L>(instr) {
         return Some(kernel);
     }
-    // cvt between the float formats (convert.rs)
-    if let Some(kernel) = convert::select::<L>(instr) {
+    // cvt from a float format to itself (same_format.rs) and between the float formats
+    // (convert.rs)
+    if let Some(kernel) = same_format::select::<L>(instr).or_else(|| convert::select::<L>(instr)) {
         return Some(kernel);
     }
     // abs, neg and copysign (sign.rs); testp on f32 and f64 (testp.rs)

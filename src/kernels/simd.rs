@@ -364,7 +364,15 @@ signedness!(u16 => i16, u32 => i32, u64 => i64);
 /// Unsigned lanes of any width, for kernels written once for the encodings of several formats
 /// (each method is the type's own).
 pub(crate) trait Unsigned:
-    Copy + BitAnd<Output = Self> + BitOr<Output = Self> + BitXor<Output = Self> + Not<Output = Self> + Add<Output = Self>
+    Copy
+    + BitAnd<Output = Self>
+    + BitOr<Output = Self>
+    + BitXor<Output = Self>
+    + Not<Output = Self>
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Shl<Output = Self>
+    + Shr<u32, Output = Self>
 {
     /// `bits` truncated to the lane width, in every lane.
     fn splat_bits(bits: u64) -> Self;

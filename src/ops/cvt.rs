@@ -1,9 +1,10 @@
 //! `cvt` between f16, bf16, f32 and f64 (PTX 9.7.9.21 `cvt`, float-to-float forms): one
 //! rounding in the requested direction, `.ftz` on the f32 side only, and NVIDIA's NaN
-//! conversions (SEMANTICS §4).
+//! conversions (SEMANTICS §4); and from a format to itself, as a move or rounded to an
+//! integral value (`.rni .rzi .rmi .rpi`). `.sat` is applied after these by the caller.
 
 use crate::format::{Format, Unpacked};
-use crate::round::{round_pack_sig, Rounding};
+use crate::round::{round_pack_sig, shift_right_round, Rounding};
 
 /// Convert `a` from `from` to `to`, rounding with `rnd` where the value does not fit.
 ///
@@ -57,4 +58,41 @@ fn realign_nan(from: Format, to: Format, a: u64) -> u64 {
     let (fb, tb) = (from.frac_bits(), to.frac_bits());
     let payload = if tb >= fb { frac << (tb - fb) } else { frac >> (fb - tb) };
     sign | to.exp_mask() | to.quiet_bit() | payload
+}
+
+/// `cvt{.ftz}.t.t` without a rounding modifier: the operand unchanged, NaN included
+/// (`cvt.f32.f32(0x7F800001)` = 0x7F800001), except that `.ftz` flushes an f32 subnormal to
+/// a zero of its sign and makes an f32 NaN canonical, and that f16 and bf16 NaNs become the
+/// canonical 0x7FFF \[HW: H200, every f16/bf16 operand and f32/f64 special operands,
+/// data/hardware/h200-sm90/cvt/\].
+#[inline]
+pub fn same_format(fmt: Format, a: u64, ftz: bool) -> u64 {
+    match fmt {
+        Format::F16 | Format::BF16 if fmt.is_nan(a) => fmt.canonical_nan(),
+        Format::F32 if ftz && fmt.is_nan(a) => fmt.canonical_nan(),
+        _ if ftz => fmt.flush_subnormal(a),
+        _ => a,
+    }
+}
+
+/// `cvt.{rni,rzi,rmi,rpi}{.ftz}.t.t`: `a` rounded to an integral value in the direction `rnd`
+/// (`.rni` to nearest, ties to even), the sign kept (`cvt.rni.f32.f32(-0.5)` = −0,
+/// `cvt.rmi.f32.f32(-min subnormal)` = −1). `.ftz` flushes an f32 subnormal operand to a zero of
+/// its sign first. A NaN becomes the canonical NaN of f16, bf16 and f32, and an f64 NaN is
+/// quieted with its sign and payload \[HW: H200, every f16/bf16 operand, f32 and f64 special
+/// operands, f32 operands through fingerprints, data/hardware/h200-sm90/cvt/\].
+#[inline]
+pub fn round_to_integral(fmt: Format, a: u64, rnd: Rounding, ftz: bool) -> u64 {
+    match fmt.unpack(a, ftz) {
+        Unpacked::Nan if fmt == Format::F64 => a | fmt.quiet_bit(),
+        Unpacked::Nan => fmt.canonical_nan(),
+        Unpacked::Finite { neg, exp, sig } if exp < 0 => match shift_right_round(sig, exp.unsigned_abs(), neg, rnd) {
+            0 => fmt.zero(neg),
+            n => round_pack_sig(fmt, neg, 0, n, rnd, false),
+        },
+        // Zeros keep their sign (a flushed subnormal included); Inf and values of at least
+        // 2^(p-1) are integral already.
+        Unpacked::Zero { neg } => fmt.zero(neg),
+        _ => a,
+    }
 }

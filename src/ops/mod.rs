@@ -4,6 +4,7 @@
 
 pub mod add;
 pub mod cvt;
+pub mod cvt_int;
 pub mod div;
 pub mod fma;
 pub mod minmax;

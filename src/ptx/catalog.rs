@@ -219,6 +219,25 @@ fn whole_spellings(mut entries: Vec<CatalogEntry>) -> Vec<CatalogEntry> {
     entries
 }
 
+/// `cvt` from a floating-point type to itself: no rounding modifier (a move, with `.ftz` and
+/// `.sat` applied) or an integer rounding `.rni .rzi .rmi .rpi` (to an integral value); `.ftz`
+/// on f32 only, `.sat` on every type but bf16. Exactly the same-format spellings the H200's
+/// JIT (CUDA 13.0) accepted among every combination of rounding, `.ftz` and `.sat`
+/// (data/hardware/h200-sm90/cvt/jit.tsv.xz). The lowest architectures are those of the type's
+/// arithmetic and of the f16 conversions \[INF: PTX gives none for these forms\].
+fn push_same_format(b: &mut Builder, ty: Type) {
+    let integral = [Rounding::Rn, Rounding::Rz, Rounding::Rm, Rounding::Rp].map(Mode::Integral);
+    let modes = [&[Mode::Default][..], &integral[..]].concat();
+    let ftz: &[bool] = if ty == Type::F32 { &BOTH } else { &NO };
+    let sat: &[bool] = if ty == Type::BF16 { &NO } else { &BOTH };
+    let sm = match ty {
+        Type::F32 | Type::F16 => 20,
+        Type::F64 => 13,
+        _ => 90,
+    };
+    b.grid(Opcode::Cvt { from: ty }, &modes, ftz, sat, &[ty], 1, sm);
+}
+
 /// `cvt` between the floating-point types (PTX `cvt`): a rounding modifier is required when the
 /// destination cannot hold every source value and forbidden otherwise; `.ftz` only where one
 /// side is f32; `.sat` for f16/f32/f64 destinations from sources other than bf16; `.relu` on the `.rn`/`.rz` f32 → f16/bf16
@@ -229,6 +248,7 @@ fn push_conversions(b: &mut Builder) {
     for to in [F16, BF16, F32, F64] {
         for from in [F16, BF16, F32, F64] {
             if to == from {
+                push_same_format(b, to);
                 continue;
             }
             let modes: &[Mode] = if widens(from, to) { &[Mode::Default] } else { &ROUNDED };

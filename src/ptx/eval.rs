@@ -271,6 +271,8 @@ impl Instr {
                 let mods = MinMaxModifiers { ftz, nan: m.nan, abs: m.abs, xorsign: m.xorsign };
                 minmax(fmt, which, x, mods)
             }
+            Opcode::Cvt { .. } if matches!(self.mode, Mode::Integral(_)) => cvt::round_to_integral(fmt, x[0], rnd, ftz),
+            Opcode::Cvt { from } if from.scalar() == fmt => cvt::same_format(fmt, x[0], ftz),
             Opcode::Cvt { from } => cvt::cvt(from.scalar(), fmt, x[0], rnd, ftz),
             Opcode::Rsqrt
             | Opcode::Sin

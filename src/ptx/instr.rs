@@ -203,6 +203,8 @@ pub enum Mode {
     /// No modifier spelled (round to nearest where the instruction rounds).
     Default,
     Round(Rounding),
+    /// `.rni`/`.rzi`/`.rmi`/`.rpi`: `cvt` rounds to an integral value in this direction.
+    Integral(Rounding),
     /// `.approx`
     Approx,
     /// `.full` (div only)
@@ -318,7 +320,7 @@ impl Instr {
     /// The rounding direction of an exact instruction (`.rn` when none is spelled).
     pub fn rounding(&self) -> Rounding {
         match self.mode {
-            Mode::Round(r) => r,
+            Mode::Round(r) | Mode::Integral(r) => r,
             _ => Rounding::Rn,
         }
     }
@@ -355,6 +357,9 @@ impl Instr {
     pub fn evidence(&self) -> Evidence {
         match self.opcode {
             Opcode::Div | Opcode::Rcp | Opcode::Sqrt if matches!(self.mode, Mode::Round(_)) => Evidence::IeeeExact,
+            // The same-format NaN rules (f32/f64 moves keep a signalling NaN, f16/bf16 make it
+            // canonical) are documented nowhere: an H200 showed them (data/hardware/h200-sm90/cvt/).
+            Opcode::Cvt { from } if from == self.ty => Evidence::HardwareVerified,
             Opcode::Testp(_)
             | Opcode::Copysign
             | Opcode::Add
@@ -408,6 +413,7 @@ impl fmt::Display for Instr {
         match self.mode {
             Mode::Default => {}
             Mode::Round(r) => write!(f, ".{}", r.name())?,
+            Mode::Integral(r) => write!(f, ".{}i", r.name())?,
             Mode::Approx => f.write_str(".approx")?,
             Mode::Full => f.write_str(".full")?,
         }

@@ -124,6 +124,10 @@ fn tokenize(s: &str) -> Result<Instr, String> {
             "rz" => Some(Mode::Round(Rounding::Rz)),
             "rm" => Some(Mode::Round(Rounding::Rm)),
             "rp" => Some(Mode::Round(Rounding::Rp)),
+            "rni" => Some(Mode::Integral(Rounding::Rn)),
+            "rzi" => Some(Mode::Integral(Rounding::Rz)),
+            "rmi" => Some(Mode::Integral(Rounding::Rm)),
+            "rpi" => Some(Mode::Integral(Rounding::Rp)),
             "approx" => Some(Mode::Approx),
             "full" => Some(Mode::Full),
             _ => None,
@@ -235,6 +239,7 @@ fn mode_name(mode: Mode) -> String {
     match mode {
         Mode::Default => String::new(),
         Mode::Round(r) => format!(".{}", r.name()),
+        Mode::Integral(r) => format!(".{}i", r.name()),
         Mode::Approx => ".approx".into(),
         Mode::Full => ".full".into(),
     }

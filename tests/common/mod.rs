@@ -9,6 +9,7 @@
 
 pub mod batch;
 
+use ptxfp::ops::cvt_int::IntType;
 use ptxfp::{Format, Rounding};
 use rayon::prelude::*;
 use rustc_apfloat::ieee::{BFloat, Double, Half, Quad, Single};
@@ -753,6 +754,34 @@ pub fn ap_fma(fmt: Format, a: u64, b: u64, c: u64, r: Rounding) -> u64 {
         .mul_add_r(T::from_bits(b as u128), T::from_bits(c as u128), ap_round(r))
         .value
         .to_bits() as u64)
+}
+
+pub fn ap_round_to_integral(fmt: Format, a: u64, r: Rounding) -> u64 {
+    with_ap!(fmt, T => T::from_bits(a as u128).round_to_integral(ap_round(r)).value.to_bits() as u64)
+}
+
+/// `a` rounded to an integer of `to` in direction `r`, saturated (APFloat's convertToInteger);
+/// `None` for NaN, whose result APFloat does not define as NVIDIA does.
+pub fn ap_to_int(fmt: Format, a: u64, to: IntType, r: Rounding) -> Option<u64> {
+    let bits = to.bits() as usize;
+    with_ap!(fmt, T => {
+        let x = T::from_bits(a as u128);
+        if x.is_nan() {
+            return None;
+        }
+        let v = if to.is_signed() {
+            x.to_i128_r(bits, ap_round(r), &mut true).value as u128
+        } else {
+            x.to_u128_r(bits, ap_round(r), &mut true).value
+        };
+        Some(v as u64 & to.mask())
+    })
+}
+
+/// The integer word `a` of `from` rounded to `to` in direction `r`.
+pub fn ap_from_int(from: IntType, to: Format, a: u64, r: Rounding) -> u64 {
+    let v = from.value(a);
+    with_ap!(to, T => T::from_i128_r(v, ap_round(r)).value.to_bits() as u64)
 }
 
 /// A pattern of `fmt` widened exactly to binary128.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Capture the integer and same-size `cvt` conversions on an NVIDIA GPU as fingerprints.
 
-    python3 scripts/capture_cvt_fingerprints.py RESULTS_DIR     # on the machine with the GPU
+    python3 scripts/capture_cvt_fingerprints.py RESULTS_DIR [--bf16-int8]   # on the machine with the GPU
 
 Every candidate spelling `cvt{rnd}{.ftz}{.sat}.dtype.atype` (rnd one of none, .rni .rzi .rmi
 .rpi .rn .rz .rm .rp) between the integer types u8..s64 and f16/bf16/f32/f64, and between a
@@ -18,7 +18,9 @@ out_i the destination-size result bits zero-extended; mix = splitmix64's finalis
 gen64(i) (64-bit sources): r1 = mix(i ^ SEED64), r2 = mix(r1);
   float: sign(r1) | (1019 + ((r1 >> 52) & 0x7F)) << 52 | (r1 & M52 & (~0 << (r2 & 63)))
   int:   x = (r1 >> (r2 & 63)) & (~0 << ((r2 >> 6) & 63)); if r2 bit 12: x = -x
-Registers: 8/16-bit integers, f16 and bf16 in .b16, 32-bit values in .b32, 64-bit in .b64.
+Registers: 8/16-bit integers, f16 and bf16 in .b16, 32-bit values in .b32, 64-bit in .b64;
+between bf16 and u8/s8 the integer operand passes through an 8-bit register, the only kind
+ptxas takes there.
 """
 import json, os, struct, sys, time, multiprocessing as mp
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -105,15 +107,26 @@ HEAD = """.version 8.5
 """
 REGS = """    .reg .pred %p<4>;
     .reg .b16 %hs, %hd;
+    .reg .b8 %bs, %bd;
     .reg .b32 %ws, %wd, %a, %b, %c, %sh;
     .reg .b64 %xs, %xd, %i, %end, %acc, %z, %q, %o, %r1, %r2, %t, %u, %v, %g, %sums, %base, %count, %shift, %ptr;
 """
 
 
-def ptx(sp, dt, st):
+def instruction(sp, dt, st):
+    """The cvt between the source and destination registers. Between bf16 and u8/s8 ptxas takes
+    the integer operand only in an 8-bit register: it is moved through %bs/%bd."""
     dr, _ = reg(dt, "d")
     sr, _ = reg(st, "s")
-    ins = "    %s %s, %s;" % (sp, dr, sr)
+    if st == "bf16" and dt in ("u8", "s8"):
+        return "    %s %%bd, %s; cvt.%s16.%s %%hd, %%bd;" % (sp, sr, dt[0], dt)
+    if dt == "bf16" and st in ("u8", "s8"):
+        return "    cvt.u8.u16 %%bs, %%hs; %s %s, %%bs;" % (sp, dr)
+    return "    %s %s, %s;" % (sp, dr, sr)
+
+
+def ptx(sp, dt, st):
+    ins = instruction(sp, dt, st)
     sb, db = BITS[st], BITS[dt]
     ld = {8: "ld.global.b16 %hs", 16: "ld.global.b16 %hs", 32: "ld.global.b32 %ws", 64: "ld.global.b64 %xs"}[sb]
     stv = {8: "st.global.b16 [%ptr], %hd", 16: "st.global.b16 [%ptr], %hd", 32: "st.global.b32 [%ptr], %wd",
@@ -160,20 +173,18 @@ RDONE:
 
 
 def legal_ptx(sp, dt, st):
-    dr, _ = reg(dt, "d")
-    sr, _ = reg(st, "s")
     return HEAD + """
 .visible .entry capture(.param .u64 pout)
 {
 %s
     ld.param.u64 %%ptr, [pout];
     ld.global.b64 %%xs, [%%ptr]; cvt.u32.u64 %%ws, %%xs; cvt.u16.u64 %%hs, %%xs;
-    %s %s, %s;
+%s
     cvt.u64.u16 %%t, %%hd; cvt.u64.u32 %%u, %%wd; add.u64 %%t, %%t, %%u; add.u64 %%t, %%t, %%xd;
     st.global.b64 [%%ptr], %%t;
     ret;
 }
-""" % (REGS, sp, dr, sr)
+""" % (REGS, instruction(sp, dt, st))
 
 
 def load_module(dev, text):
@@ -272,6 +283,10 @@ def main():
     json.dump(info, open(os.path.join(res, "device.json"), "w"), indent=2)
     print(el(), info, flush=True)
     cands = candidates()
+    if "--bf16-int8" in sys.argv[2:]:
+        # Only the conversions between bf16 and u8/s8 (a second pass: the first used 16-bit
+        # registers for them, which ptxas rejects).
+        cands = [c for c in cands if {c[1], c[2]} in ({"bf16", "u8"}, {"bf16", "s8"})]
     # control first: if this fails, the PTX template is wrong
     for sp in ["cvt.rzi.s32.f32", "cvt.rn.f16.f32", "cvt.rn.f32.s64", "cvt.rzi.s64.f64"]:
         dt, st = sp.split(".")[-2:]

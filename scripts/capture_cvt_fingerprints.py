@@ -187,19 +187,6 @@ def legal_ptx(sp, dt, st):
 """ % (REGS, instruction(sp, dt, st))
 
 
-def load_module(dev, text):
-    import ctypes
-    module = ctypes.c_void_p()
-    log = ctypes.create_string_buffer(8192)
-    options = (ctypes.c_int * 2)(5, 6)
-    values = (ctypes.c_void_p * 2)(ctypes.cast(log, ctypes.c_void_p), ctypes.c_void_p(len(log)))
-    try:
-        dev._call("cuModuleLoadDataEx", ctypes.byref(module), ctypes.c_char_p(text.encode() + b"\0"), 2, options, values)
-    except CudaError as e:
-        raise CudaError("%s: %s" % (e, log.value.decode(errors="replace").strip()))
-    return module
-
-
 def check_legal(batch):
     dev = CudaDevice()
     out = []
@@ -223,18 +210,17 @@ def f64_bits(v):
     return struct.unpack("<Q", struct.pack("<d", v))[0]
 
 
+def neighbours(values, to_bits, inf):
+    """The encodings of `values` and of their finite neighbours."""
+    return {w + d for w in map(to_bits, values) for d in (-1, 0, 1) if 0 <= w + d < inf}
+
+
 def specials(st):
     b = BITS[st]
     if st == "f32":
         base = [0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.5, 3.5, 126.5, 127.0, 127.5, 128.0, 255.5, 256.0,
                 32767.5, 32768.0, 65535.5, 65536.0, 2.0**24, 2.0**31, 2.0**32, 2.0**63, 2.0**64, 2.0**100]
-        words = set()
-        for v in base:
-            w = f32_bits(v)
-            for d in (-1, 0, 1):
-                ww = w + d
-                if 0 <= ww < 0x7F800000:
-                    words.add(ww)
+        words = neighbours(base, f32_bits, 0x7F800000)
         words |= {1, 0x7FFFFF, 0x800000, 0x7F7FFFFF, 0x7F800000, 0x7F800001, 0x7FC00000, 0x7FFFFFFF, 0x7FC12345, 0x7F812345}
         words |= {w | 0x80000000 for w in list(words)}
         return sorted(words)
@@ -242,13 +228,7 @@ def specials(st):
         base = [0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.5, 3.5, 127.5, 128.0, 255.5, 256.0, 32767.5, 32768.0, 65535.5,
                 65536.0, 2.0**24, 2.0**31 - 0.5, 2.0**31, 2.0**32 - 0.5, 2.0**32, 2.0**53, 2.0**63, 2.0**64, 2.0**100,
                 65504.0, 65519.0, 65520.0, 3.3895313892515355e38, 3.4028234663852886e38, 1e300]
-        words = set()
-        for v in base:
-            w = f64_bits(v)
-            for d in (-1, 0, 1):
-                ww = w + d
-                if 0 <= ww < 0x7FF0000000000000:
-                    words.add(ww)
+        words = neighbours(base, f64_bits, 0x7FF0000000000000)
         words |= {1, 0xFFFFFFFFFFFFF, 0x10000000000000, 0x7FEFFFFFFFFFFFFF, 0x7FF0000000000000,
                   0x7FF0000000000001, 0x7FF8000000000000, 0x7FFFFFFFFFFFFFFF, 0x7FF8000012345678, 0x7FF0000012345678,
                   0x36A0000000000000, 0x3690000000000000}
@@ -291,7 +271,7 @@ def main():
     for sp in ["cvt.rzi.s32.f32", "cvt.rn.f16.f32", "cvt.rn.f32.s64", "cvt.rzi.s64.f64"]:
         dt, st = sp.split(".")[-2:]
         try:
-            m = load_module(dev, ptx(sp, dt, st))
+            m = dev.load_module(ptx(sp, dt, st))
             dev._call("cuModuleUnload", m)
         except CudaError as e:
             print("CONTROL FAILED", sp, e, flush=True)
@@ -324,7 +304,7 @@ def main():
             continue
         dt, st = sp.split(".")[-2:]
         try:
-            h = (load_module(dev, ptx(sp, dt, st)),)
+            h = (dev.load_module(ptx(sp, dt, st)),)
         except CudaError as e:
             fps[sp] = {"error": str(e)[-300:]}
             continue
@@ -333,7 +313,7 @@ def main():
         shift = {8: 8, 16: 16, 32: 24, 64: 16}[sb]
         nblocks = count >> shift
         dev.upload(sums_buf, b"\0" * (nblocks * 8))
-        fn = (h[0], ctypes_get(dev, h[0], b"fp"))
+        fn = (h[0], dev.function(h[0], b"fp"))
         dev.launch(fn, max(count // 256, 1), [sums_buf, 0, count, shift])
         sums = struct.unpack("<%dQ" % nblocks, bytes(dev.download(sums_buf, nblocks * 8)))
         fps[sp] = {"count": count, "block": 1 << shift, "sums": ["%016x" % s for s in sums],
@@ -346,7 +326,7 @@ def main():
         ssz = {8: 2, 16: 2, 32: 4, 64: 8}[sb]
         dsz = {8: 2, 16: 2, 32: 4, 64: 8}[BITS[dt]]
         dev.upload(io_in, pack_words(words, ssz))
-        fr = (h[0], ctypes_get(dev, h[0], b"raw"))
+        fr = (h[0], dev.function(h[0], b"raw"))
         dev.launch(fr, len(words), [io_out, io_in, len(words)])
         data = bytes(dev.download(io_out, len(words) * dsz))
         if sb <= 16:
@@ -365,13 +345,6 @@ def main():
     json.dump(spec, open(os.path.join(res, "specials_end.json"), "w"))
     print(el(), "done", len(fps), flush=True)
     return 0
-
-
-def ctypes_get(dev, module, name):
-    import ctypes
-    f = ctypes.c_void_p()
-    dev._call("cuModuleGetFunction", ctypes.byref(f), module, name)
-    return f
 
 
 if __name__ == "__main__":

@@ -117,6 +117,11 @@ class CudaDevice:
 
     def load(self, ptx):
         """The `capture` function of a PTX module (JIT-compiled by the driver)."""
+        module = self.load_module(ptx)
+        return (module, self.function(module, b"capture"))
+
+    def load_module(self, ptx):
+        """A PTX module JIT-compiled by the driver; a failure carries ptxas's log."""
         module = ctypes.c_void_p()
         log = ctypes.create_string_buffer(8192)
         options = (ctypes.c_int * 2)(5, 6)  # CU_JIT_ERROR_LOG_BUFFER, ..._SIZE_BYTES
@@ -126,9 +131,13 @@ class CudaDevice:
             self._call("cuModuleLoadDataEx", ctypes.byref(module), source, 2, options, values)
         except CudaError as e:
             raise CudaError("%s: %s" % (e, log.value.decode(errors="replace").strip()))
+        return module
+
+    def function(self, module, name):
+        """The entry point `name` (bytes) of a loaded module."""
         function = ctypes.c_void_p()
-        self._call("cuModuleGetFunction", ctypes.byref(function), module, b"capture")
-        return (module, function)
+        self._call("cuModuleGetFunction", ctypes.byref(function), module, name)
+        return function
 
     def unload(self, handle):
         self._call("cuModuleUnload", handle[0])

@@ -192,9 +192,8 @@ class FakeDevice:
         match = re.search(r"^// ptxfp capture: (\S+)", ptx, re.M)
         if not match:
             raise CudaError("not a ptxfp capture kernel")
-        sizes = {"b16": 2, "b32": 4, "f32": 4, "b64": 8, "f64": 8}
-        src = sizes[re.search(r"\.reg \.(\w+) %a<3>", ptx).group(1)]
-        dst = sizes[re.search(r"\.reg \.(\w+) %d;", ptx).group(1)]
+        words = re.search(r"^// words: (\d+)-bit sources, (\d+)-bit results", ptx, re.M)
+        src, dst = int(words.group(1)) // 8, int(words.group(2)) // 8
         sources = len(re.findall(r"^\s+ld\.param\.u64 %rd2, \[(?:in|lo)\d\];", ptx, re.M))
         counted = "[lo0]" in ptx
         return (match.group(1), src, dst, sources, counted)
@@ -220,7 +219,7 @@ class FakeDevice:
     def launch(self, handle, threads, params):
         instr, src, dst, sources, counted = handle
         out, ins, n, base, counters = params[0], params[1:4], params[4], params[5], params[6:]
-        fmt = {2: "<H", 4: "<I", 8: "<Q"}
+        fmt = {1: "<B", 2: "<H", 4: "<I", 8: "<Q"}
         with tempfile.TemporaryDirectory() as tmp:
             args = [self.ptxfp, "run", "--arch", self.arch, instr]
             for j in range(sources):

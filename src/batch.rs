@@ -22,9 +22,9 @@ use rayon::prelude::*;
 use crate::kernels::{self, SimdLevel, SimdLevelError};
 use crate::ptx::{Instr, Target};
 
-/// A machine word holding one operand: `u16` (f16, bf16), `u32` (f32, f16x2, bf16x2) or `u64`
-/// (f64, f32x2). Typed buffers (`f32`, `f64`, `half::f16`, `half::bf16`) convert with
-/// `bytemuck::cast_slice`.
+/// A machine word holding one operand: `u8` (u8, s8), `u16` (f16, bf16, u16, s16), `u32` (f32,
+/// f16x2, bf16x2, u32, s32) or `u64` (f64, f32x2, u64, s64). Typed buffers (`f32`, `f64`,
+/// `half::f16`, `half::bf16`, `i32`, …) convert with `bytemuck::cast_slice`.
 pub trait Word: bytemuck::Pod + Send + Sync {
     const BITS: u32;
     fn to_u64(self) -> u64;
@@ -46,9 +46,36 @@ macro_rules! word {
         }
     };
 }
+word!(u8);
 word!(u16);
 word!(u32);
 word!(u64);
+
+/// Work generic over the word types of an instruction's sources (`S`) and result (`D`), run by
+/// [`with_words`] for widths known only at run time.
+pub trait WordsFn {
+    type Output;
+    fn call<S: Word, D: Word>(self) -> Self::Output;
+}
+
+/// `f` with the word types of `src_bits` and `dst_bits`: every pair of widths an instruction
+/// has (8, 16, 32, 64; no instruction takes and writes 8-bit words). `None` for any other pair.
+pub fn with_words<F: WordsFn>(src_bits: u32, dst_bits: u32, f: F) -> Option<F::Output> {
+    macro_rules! pairs {
+        ($($s:ty => $($d:ty),*;)*) => {
+            match (src_bits, dst_bits) {
+                $($((<$s>::BITS, <$d>::BITS) => Some(f.call::<$s, $d>()),)*)*
+                _ => None,
+            }
+        };
+    }
+    pairs! {
+        u8 => u16, u32, u64;
+        u16 => u8, u16, u32, u64;
+        u32 => u8, u16, u32, u64;
+        u64 => u8, u16, u32, u64;
+    }
+}
 
 /// Why buffers could not be evaluated.
 #[derive(Clone, Debug, PartialEq, Eq)]

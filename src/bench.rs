@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use crate::batch::{BatchError, BatchPath, Word};
+use crate::batch::{with_words, BatchError, BatchPath, Word, WordsFn};
 use crate::kernels::SimdLevel;
-use crate::ptx::{Instr, Target};
+use crate::ptx::{Element, Instr, Target};
 
 /// The instructions `ptxfp bench` measures when none are named.
 pub const DEFAULT_INSTRS: [&str; 9] = [
@@ -60,14 +60,27 @@ impl Measurement {
 
 /// Measure `instr` on buffers of `len` elements with 1 thread and with `max_threads`.
 pub fn measure(instr: &Instr, target: Target, len: usize, max_threads: usize) -> Result<Vec<Measurement>, String> {
-    match instr.source_type(0).bits() {
-        16 => measure_words::<u16>(instr, target, len, max_threads),
-        32 => measure_words::<u32>(instr, target, len, max_threads),
-        _ => measure_words::<u64>(instr, target, len, max_threads),
+    let measure = Measure { instr, target, len, max_threads };
+    let (src_bits, dst_bits) = (instr.source_type(0).bits(), instr.result_bits());
+    with_words(src_bits, dst_bits, measure)
+        .unwrap_or_else(|| Err(format!("{instr}: no buffers of {src_bits}-bit sources and {dst_bits}-bit results")))
+}
+
+struct Measure<'a> {
+    instr: &'a Instr,
+    target: Target,
+    len: usize,
+    max_threads: usize,
+}
+
+impl WordsFn for Measure<'_> {
+    type Output = Result<Vec<Measurement>, String>;
+    fn call<S: Word, D: Word>(self) -> Self::Output {
+        measure_words::<S, D>(self.instr, self.target, self.len, self.max_threads)
     }
 }
 
-fn measure_words<S: Word>(
+fn measure_words<S: Word, D: Word>(
     instr: &Instr,
     target: Target,
     len: usize,
@@ -82,11 +95,7 @@ fn measure_words<S: Word>(
     }
     for threads in thread_counts {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| e.to_string())?;
-        let (rate, copy_rate) = pool.install(|| match instr.result_bits() {
-            16 => rates::<S, u16>(instr, target, &refs, len),
-            32 => rates::<S, u32>(instr, target, &refs, len),
-            _ => rates::<S, u64>(instr, target, &refs, len),
-        });
+        let (rate, copy_rate) = pool.install(|| rates::<S, D>(instr, target, &refs, len));
         let rate = rate.map_err(|e| e.to_string())?;
         out.push(Measurement {
             instr: instr.to_string(),
@@ -159,10 +168,16 @@ fn best_rate(len: usize, mut run: impl FnMut()) -> f64 {
 }
 
 /// Deterministic operands: finite values of moderate magnitude, so the measurement sees the
-/// common path (the source type's 1.0 with pseudo-random fraction and a small exponent spread).
+/// common path (the source type's 1.0 with pseudo-random fraction and a small exponent spread);
+/// integers with every bit pseudo-random.
 fn operands<S: Word>(instr: &Instr, k: usize, len: usize) -> Vec<S> {
     let ty = instr.source_type(k);
-    let f = ty.scalar();
+    let f = match ty.element() {
+        Element::Float(f) => f,
+        Element::Int(t) => {
+            return (0..len as u64).map(|i| S::from_u64(splitmix(i * 3 + k as u64) & t.mask())).collect()
+        }
+    };
     let lane = |seed: u64| {
         let r = splitmix(seed);
         let exp_spread = (r >> 60) << f.frac_bits(); // ±8 binades around 1.0

@@ -87,24 +87,46 @@ pub enum Dtype {
     Float16,
     Float32,
     Float64,
+    Uint8,
     Uint16,
     Uint32,
     Uint64,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
 }
 
 impl Dtype {
-    pub const ALL: [Dtype; 6] =
-        [Dtype::Float16, Dtype::Float32, Dtype::Float64, Dtype::Uint16, Dtype::Uint32, Dtype::Uint64];
+    pub const ALL: [Dtype; 11] = [
+        Dtype::Float16,
+        Dtype::Float32,
+        Dtype::Float64,
+        Dtype::Uint8,
+        Dtype::Uint16,
+        Dtype::Uint32,
+        Dtype::Uint64,
+        Dtype::Int8,
+        Dtype::Int16,
+        Dtype::Int32,
+        Dtype::Int64,
+    ];
 
-    /// The NumPy type string (`descr`) as written in a header.
+    /// The NumPy type string (`descr`) as NumPy writes it in a header (`|` for the one-byte
+    /// types, which have no byte order).
     pub const fn descr(self) -> &'static str {
         match self {
             Dtype::Float16 => "<f2",
             Dtype::Float32 => "<f4",
             Dtype::Float64 => "<f8",
+            Dtype::Uint8 => "|u1",
             Dtype::Uint16 => "<u2",
             Dtype::Uint32 => "<u4",
             Dtype::Uint64 => "<u8",
+            Dtype::Int8 => "|i1",
+            Dtype::Int16 => "<i2",
+            Dtype::Int32 => "<i4",
+            Dtype::Int64 => "<i8",
         }
     }
 
@@ -114,18 +136,24 @@ impl Dtype {
             Dtype::Float16 => "float16",
             Dtype::Float32 => "float32",
             Dtype::Float64 => "float64",
+            Dtype::Uint8 => "uint8",
             Dtype::Uint16 => "uint16",
             Dtype::Uint32 => "uint32",
             Dtype::Uint64 => "uint64",
+            Dtype::Int8 => "int8",
+            Dtype::Int16 => "int16",
+            Dtype::Int32 => "int32",
+            Dtype::Int64 => "int64",
         }
     }
 
     /// Width of an element in bits.
     pub const fn bits(self) -> u32 {
         match self {
-            Dtype::Float16 | Dtype::Uint16 => 16,
-            Dtype::Float32 | Dtype::Uint32 => 32,
-            Dtype::Float64 | Dtype::Uint64 => 64,
+            Dtype::Uint8 | Dtype::Int8 => 8,
+            Dtype::Float16 | Dtype::Uint16 | Dtype::Int16 => 16,
+            Dtype::Float32 | Dtype::Uint32 | Dtype::Int32 => 32,
+            Dtype::Float64 | Dtype::Uint64 | Dtype::Int64 => 64,
         }
     }
 
@@ -139,31 +167,57 @@ impl Dtype {
         }
     }
 
-    /// The unsigned dtype of a 16-, 32- or 64-bit word.
+    /// The unsigned dtype of an 8-, 16-, 32- or 64-bit word.
     pub fn unsigned(bits: u32) -> Dtype {
         match bits {
+            8 => Dtype::Uint8,
             16 => Dtype::Uint16,
             32 => Dtype::Uint32,
             64 => Dtype::Uint64,
-            _ => unreachable!("operand words are 16, 32 or 64 bits"),
+            _ => unreachable!("operand words are 8, 16, 32 or 64 bits"),
         }
     }
 
-    /// The dtype with this `descr`, if ptxfp supports it.
+    /// The signed dtype of an 8-, 16-, 32- or 64-bit word.
+    fn signed(bits: u32) -> Dtype {
+        match bits {
+            8 => Dtype::Int8,
+            16 => Dtype::Int16,
+            32 => Dtype::Int32,
+            64 => Dtype::Int64,
+            _ => unreachable!("operand words are 8, 16, 32 or 64 bits"),
+        }
+    }
+
+    /// The dtype with this `descr`, if ptxfp supports it (`<u1`/`<i1` as well as NumPy's `|u1`
+    /// and `|i1`).
     pub fn from_descr(descr: &str) -> Option<Dtype> {
+        let descr = match descr {
+            "<u1" => "|u1",
+            "<i1" => "|i1",
+            other => other,
+        };
         Dtype::ALL.into_iter().find(|d| d.descr() == descr)
     }
 
-    /// The dtypes an operand of type `ty` can be read from: the unsigned dtype of its width, and
-    /// the float dtype of its format when it is a scalar f16, f32 or f64.
+    /// The dtypes an operand of type `ty` can be read from: the float dtype of its format when
+    /// it is a scalar f16, f32 or f64, and the unsigned dtype of its width; for an integer type,
+    /// the signed and unsigned dtypes of its width (its two's complement word either way).
     pub fn accepted(ty: Type) -> Vec<Dtype> {
-        let float = match ty {
+        let first = match ty {
             Type::F16 => Some(Dtype::Float16),
             Type::F32 => Some(Dtype::Float32),
             Type::F64 => Some(Dtype::Float64),
+            Type::Int(t) if t.is_signed() => Some(Dtype::signed(t.bits())),
             _ => None,
         };
-        float.into_iter().chain([Dtype::unsigned(ty.bits())]).collect()
+        let mut accepted: Vec<Dtype> = first.into_iter().chain([Dtype::unsigned(ty.bits())]).collect();
+        if let Type::Int(t) = ty {
+            if !t.is_signed() {
+                accepted.push(Dtype::signed(t.bits()));
+            }
+        }
+        accepted
     }
 }
 
@@ -174,7 +228,8 @@ impl fmt::Display for Dtype {
 }
 
 /// The dtype of an `.npy` result of `instr`: the float dtype when the result is an f16, f32 or
-/// f64 value, else the unsigned dtype of the result word (bf16 and the packed types; the `testp`
+/// f64 value, the integer dtype of an integer result (`int32` for `.s32`, `uint8` for `.u8`),
+/// else the unsigned dtype of the result word (bf16 and the packed types; the `testp`
 /// predicate, written as 0 or 1 in a word of the source width; the fixed-point word of RRO; the
 /// high f64 words of MUFU.RCP64H and MUFU.RSQ64H).
 pub fn result_dtype(instr: &Instr) -> Dtype {
@@ -184,6 +239,7 @@ pub fn result_dtype(instr: &Instr) -> Dtype {
         Type::F16 if !not_a_value => Dtype::Float16,
         Type::F32 if !not_a_value => Dtype::Float32,
         Type::F64 if !not_a_value => Dtype::Float64,
+        Type::Int(t) => Dtype::accepted(Type::Int(t))[0],
         _ => Dtype::unsigned(instr.result_bits()),
     }
 }
@@ -474,9 +530,8 @@ fn read_npy_header(path: &Path, file: &mut File, size: u64) -> Result<NpyHeader,
             let message = if descr.starts_with('>') && Dtype::from_descr(&little).is_some() {
                 format!("big-endian dtype '{descr}' is not supported; save the array little-endian (arr.astype('{little}'))")
             } else {
-                format!(
-                    "unsupported dtype '{descr}'; ptxfp reads float16, float32, float64, uint16, uint32 and uint64 (little-endian)"
-                )
+                let names: Vec<&str> = Dtype::ALL.iter().map(|d| d.name()).collect();
+                format!("unsupported dtype '{descr}'; ptxfp reads {} (little-endian)", names.join(", "))
             };
             return Err(data_error(path, message));
         }
@@ -866,42 +921,46 @@ pub fn run_in_blocks(
     let mut writer = Writer::create(output, result_dtype(instr), len)?;
     let src_bits = instr.source_type(0).bits();
     let dst_bits = instr.result_bits();
-    let args = (instr, target, &mut readers[..], &mut writer, len, block);
-    match (src_bits, dst_bits) {
-        (16, 16) => stream::<u16, u16>(args),
-        (16, 32) => stream::<u16, u32>(args),
-        (16, 64) => stream::<u16, u64>(args),
-        (32, 16) => stream::<u32, u16>(args),
-        (32, 32) => stream::<u32, u32>(args),
-        (32, 64) => stream::<u32, u64>(args),
-        (64, 16) => stream::<u64, u16>(args),
-        (64, 32) => stream::<u64, u32>(args),
-        (64, 64) => stream::<u64, u64>(args),
-        _ => unreachable!("operand words are 16, 32 or 64 bits"),
-    }?;
+    let args = Stream { instr, target, readers: &mut readers[..], writer: &mut writer, len, block };
+    crate::batch::with_words(src_bits, dst_bits, args).unwrap_or_else(|| {
+        Err(Error::Instr(format!("{instr}: no {src_bits}-bit sources with {dst_bits}-bit results")))
+    })?;
     writer.commit()?;
     Ok(len)
 }
 
-type StreamArgs<'a> = (&'a Instr, Target, &'a mut [Reader], &'a mut Writer, u64, usize);
+/// The block loop of [`run_in_blocks`]: read a block of every input, evaluate it, append the
+/// results.
+struct Stream<'a> {
+    instr: &'a Instr,
+    target: Target,
+    readers: &'a mut [Reader],
+    writer: &'a mut Writer,
+    len: u64,
+    block: usize,
+}
 
-/// The block loop: read a block of every input, evaluate it, append the results.
-fn stream<S: Word, D: Word>((instr, target, readers, writer, len, block): StreamArgs<'_>) -> Result<(), Error> {
-    let cap = usize::try_from(len).unwrap_or(usize::MAX).min(block.max(1));
-    let mut sources: Vec<Vec<S>> = readers.iter().map(|_| vec![S::zeroed(); cap]).collect();
-    let mut out = vec![D::zeroed(); cap];
-    let mut done = 0u64;
-    while done < len {
-        let n = (len - done).min(cap as u64) as usize;
-        for (reader, buf) in readers.iter_mut().zip(&mut sources) {
-            reader.read_block(&mut buf[..n])?;
+impl crate::batch::WordsFn for Stream<'_> {
+    type Output = Result<(), Error>;
+
+    fn call<S: Word, D: Word>(self) -> Result<(), Error> {
+        let Stream { instr, target, readers, writer, len, block } = self;
+        let cap = usize::try_from(len).unwrap_or(usize::MAX).min(block.max(1));
+        let mut sources: Vec<Vec<S>> = readers.iter().map(|_| vec![S::zeroed(); cap]).collect();
+        let mut out = vec![D::zeroed(); cap];
+        let mut done = 0u64;
+        while done < len {
+            let n = (len - done).min(cap as u64) as usize;
+            for (reader, buf) in readers.iter_mut().zip(&mut sources) {
+                reader.read_block(&mut buf[..n])?;
+            }
+            let views: Vec<&[S]> = sources.iter().map(|b| &b[..n]).collect();
+            instr.eval_batch(target, &views, &mut out[..n]).map_err(|e| Error::Instr(e.to_string()))?;
+            writer.write_block(&out[..n])?;
+            done += n as u64;
         }
-        let views: Vec<&[S]> = sources.iter().map(|b| &b[..n]).collect();
-        instr.eval_batch(target, &views, &mut out[..n]).map_err(|e| Error::Instr(e.to_string()))?;
-        writer.write_block(&out[..n])?;
-        done += n as u64;
+        Ok(())
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -25,11 +25,14 @@ pub mod ptx;
 pub mod round;
 pub mod sweep;
 
-pub use batch::{BatchError, BatchPath, Word};
+pub use batch::{with_words, BatchError, BatchPath, Word, WordsFn};
 pub use format::Format;
 pub use kernels::{SimdLevel, SimdLevelError, SIMD_LEVEL_VARIABLE};
+pub use ops::cvt_int::IntType;
 pub use prepared::Prepared;
-pub use ptx::{EvalError, Evidence, Instr, Mode, Modifiers, Opcode, ParseError, ParseErrorKind, Target, Type};
+pub use ptx::{
+    Element, EvalError, Evidence, Instr, IntSide, Mode, Modifiers, Opcode, ParseError, ParseErrorKind, Target, Type,
+};
 pub use round::Rounding;
 
 /// The README's Rust examples, compiled and run as doc tests.

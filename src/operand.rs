@@ -2,7 +2,8 @@
 
 use crate::format::Format;
 use crate::ops::cvt::cvt;
-use crate::ptx::Type;
+use crate::ops::cvt_int::IntType;
+use crate::ptx::{Element, Type};
 use crate::round::Rounding;
 
 /// Parse one operand of type `ty`.
@@ -14,6 +15,8 @@ use crate::round::Rounding;
 ///   more than 17 significant digits lying within 2^-53 (relative) of a halfway point can come
 ///   out differently from a direct conversion. `nan` is the quiet NaN with an empty payload.
 /// - packed types also take two comma-separated decimal values, element 0 first (`1.5,-2`).
+/// - an integer type takes a decimal integer in its range (`-128` … `127` for `.s8`), written
+///   as its two's complement word.
 pub fn parse_operand(ty: Type, text: &str) -> Result<u64, String> {
     let t = text.trim();
     if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
@@ -29,7 +32,10 @@ pub fn parse_operand(ty: Type, text: &str) -> Result<u64, String> {
         }
         return Ok(value);
     }
-    let fmt = ty.scalar();
+    let fmt = match ty.element() {
+        Element::Float(fmt) => fmt,
+        Element::Int(int) => return parse_integer(int, t),
+    };
     if ty.lanes() == 1 {
         return parse_decimal(fmt, t);
     }
@@ -43,6 +49,17 @@ pub fn parse_operand(ty: Type, text: &str) -> Result<u64, String> {
     let lo = parse_decimal(fmt, parts[0])?;
     let hi = parse_decimal(fmt, parts[1])?;
     Ok(lo | (hi << fmt.bits()))
+}
+
+fn parse_integer(ty: IntType, text: &str) -> Result<u64, String> {
+    let range = || format!("{}..={}", ty.min(), ty.max());
+    let value: i128 = text.parse().map_err(|_| {
+        format!("'{text}' is not a .{} operand (give an integer in {} or a hex word 0x…)", ty.name(), range())
+    })?;
+    if !(ty.min()..=ty.max()).contains(&value) {
+        return Err(format!("{value} is out of the range of .{} ({})", ty.name(), range()));
+    }
+    Ok(value as u64 & ty.mask())
 }
 
 fn parse_decimal(fmt: Format, text: &str) -> Result<u64, String> {
@@ -74,7 +91,10 @@ fn parse_decimal(fmt: Format, text: &str) -> Result<u64, String> {
 pub fn format_result(ty: Type, bits: u64) -> String {
     let digits = (ty.bits() / 4) as usize;
     let mut out = format!("{bits:#0width$x}", width = digits + 2);
-    let fmt = ty.scalar();
+    let fmt = match ty.element() {
+        Element::Float(fmt) => fmt,
+        Element::Int(int) => return format!("{out} {}", int.value(bits)),
+    };
     for lane in 0..ty.lanes() {
         let element = (bits >> (lane * fmt.bits())) & fmt.mask();
         out.push(' ');

@@ -91,25 +91,19 @@ mod tests {
                     p.eval(&ops).unwrap()
                 })
                 .collect();
-            fn run<S: Word, D: Word>(p: &Prepared, srcs: &[Vec<u64>]) -> Vec<u64> {
-                let typed: Vec<Vec<S>> = srcs.iter().map(|s| s.iter().map(|&w| S::from_u64(w)).collect()).collect();
-                let refs: Vec<&[S]> = typed.iter().map(Vec::as_slice).collect();
-                let mut out = vec![D::from_u64(0); 100];
-                p.eval_serial(&refs, &mut out).unwrap();
-                out.into_iter().map(Word::to_u64).collect()
+            struct Run<'a>(&'a Prepared, &'a [Vec<u64>]);
+            impl crate::batch::WordsFn for Run<'_> {
+                type Output = Vec<u64>;
+                fn call<S: Word, D: Word>(self) -> Vec<u64> {
+                    let Run(p, srcs) = self;
+                    let typed: Vec<Vec<S>> = srcs.iter().map(|s| s.iter().map(|&w| S::from_u64(w)).collect()).collect();
+                    let refs: Vec<&[S]> = typed.iter().map(Vec::as_slice).collect();
+                    let mut out = vec![D::from_u64(0); 100];
+                    p.eval_serial(&refs, &mut out).unwrap();
+                    out.into_iter().map(Word::to_u64).collect()
+                }
             }
-            let got = match (sb, db) {
-                (16, 16) => run::<u16, u16>(&p, &srcs),
-                (16, 32) => run::<u16, u32>(&p, &srcs),
-                (16, 64) => run::<u16, u64>(&p, &srcs),
-                (32, 16) => run::<u32, u16>(&p, &srcs),
-                (32, 32) => run::<u32, u32>(&p, &srcs),
-                (32, 64) => run::<u32, u64>(&p, &srcs),
-                (64, 16) => run::<u64, u16>(&p, &srcs),
-                (64, 32) => run::<u64, u32>(&p, &srcs),
-                (64, 64) => run::<u64, u64>(&p, &srcs),
-                other => unreachable!("{other:?}"),
-            };
+            let got = crate::batch::with_words(sb, db, Run(&p, &srcs)).expect("an instruction's widths");
             assert_eq!(got, want, "{} on {target}", e.instr);
         }
     }

@@ -17,7 +17,11 @@ fn splitmix(mut z: u64) -> u64 {
 /// Operand words of `bits` width: random patterns mixed with the specials of the format.
 fn words(instr: &Instr, k: usize, len: usize, seed: u64) -> Vec<u64> {
     let ty = instr.source_type(k);
-    let f = ty.scalar();
+    let Some(f) = ty.float() else {
+        // An integer type: every bit pseudo-random.
+        let mask = u64::MAX >> (64 - ty.bits());
+        return (0..len as u64).map(|i| splitmix(seed ^ (i << 8) ^ k as u64) & mask).collect();
+    };
     let specials = [0, f.sign_bit(), 1, f.one(), f.inf(false), f.inf(true), f.canonical_nan(), f.max_finite(true)];
     let mask = if ty.bits() == 64 { u64::MAX } else { (1u64 << ty.bits()) - 1 };
     (0..len as u64)

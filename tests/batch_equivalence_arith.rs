@@ -84,7 +84,7 @@ fn target(min_sm: u32) -> Target {
 fn spellings(family: Family, fmt: Format) -> Vec<(Instr, Target, usize)> {
     let mut out: Vec<(Instr, Target, usize)> = catalog::entries()
         .iter()
-        .filter(|e| family_of(&e.instr) == Some(family) && e.instr.ty().scalar() == fmt)
+        .filter(|e| family_of(&e.instr) == Some(family) && e.instr.format() == fmt)
         .map(|e| (e.instr, target(e.min_sm), e.sources))
         .collect();
     out.dedup_by_key(|(i, _, n)| (*i, *n));
@@ -150,7 +150,7 @@ fn element(instr: &Instr, n: usize, l: Layout, rng: &mut Rng) -> [u64; 3] {
         return near_min_normal(rng, l, opcode != Opcode::Mul);
     }
     if matches!(opcode, Opcode::Fma | Opcode::Mad) && rng.below(16) == 0 {
-        return exact_cancellation(rng, instr.ty().scalar());
+        return exact_cancellation(rng, instr.format());
     }
     if matches!(opcode, Opcode::Fma | Opcode::Mad) && rng.below(16) == 0 {
         return midpoint_plus_tiny(rng, l);

@@ -39,7 +39,7 @@ const BLOCK: usize = (1 << 14) + 13;
 fn spellings() -> Vec<(Instr, Target)> {
     catalog::entries()
         .iter()
-        .filter(|e| matches!(e.instr.opcode(), Opcode::Cvt { .. }))
+        .filter(|e| matches!(e.instr.opcode(), Opcode::Cvt { .. }) && e.instr.integer_side().is_none())
         .map(|e| {
             let sm = KNOWN_SM.iter().copied().find(|&sm| sm >= e.min_sm).unwrap();
             (e.instr, Target::new(sm).unwrap())
@@ -48,7 +48,7 @@ fn spellings() -> Vec<(Instr, Target)> {
 }
 
 fn source(instr: &Instr) -> Format {
-    instr.source_type(0).scalar()
+    instr.source_type(0).float().expect("a float-to-float cvt")
 }
 
 fn levels() -> Vec<SimdLevel> {
@@ -137,10 +137,10 @@ fn random_tier(from: Format) {
     let all: Vec<(Instr, Target)> = spellings().into_iter().filter(|(i, _)| source(i) == from).collect();
     let levels = levels();
     let tally = Tally::default();
-    let mut pairs: Vec<Format> = all.iter().map(|(i, _)| i.ty().scalar()).collect();
+    let mut pairs: Vec<Format> = all.iter().map(|(i, _)| i.format()).collect();
     pairs.dedup();
     for to in pairs {
-        let of_pair: Vec<&(Instr, Target)> = all.iter().filter(|(i, _)| i.ty().scalar() == to).collect();
+        let of_pair: Vec<&(Instr, Target)> = all.iter().filter(|(i, _)| i.format() == to).collect();
         let words = CASES.div_ceil(of_pair.len() as u64);
         let blocks = words.div_ceil(BLOCK as u64);
         let (lf, lt) = (Layout::of(from), Layout::of(to));

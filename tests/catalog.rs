@@ -78,6 +78,13 @@ fn errors_name_the_offending_part_and_the_alternatives() {
         ("tanh.approx.ftz.f32", &[".ftz", "tanh.f32"]),
         ("fma.rn.sat.bf16", &[".sat", "fma.bf16"]),
         ("cvt.f16.f32", &["needs one of", ".rn"]),
+        // An integer destination takes an integer rounding, an integer source a float one.
+        ("cvt.s32.f32", &["needs one of", ".rzi", ".rni"]),
+        ("cvt.rn.s32.f32", &["'.rn' is not allowed", ".rzi"]),
+        ("cvt.rzi.f32.u16", &["'.rzi' is not allowed", ".rz"]),
+        ("cvt.rzi.ftz.s32.f64", &["'.ftz' is not allowed", ".sat"]),
+        ("cvt.rzi.s32.s32", &["no conversion to .s32 from .s32"]),
+        ("add.rn.s32", &["no .s32 form", ".f32"]),
         ("cvt.rn.f32.f16", &[".rn", "not allowed"]),
     ];
     for (spelling, needles) in cases {
@@ -119,9 +126,16 @@ fn modifiers_in_any_order_display_canonically() {
     assert_eq!(i.to_string(), "min.NaN.xorsign.abs.f16");
 }
 
-/// Operand patterns that exercise every special case of a format.
+/// Operand patterns that exercise every special case of a format (of an integer type: 0, ±1,
+/// the bounds and the top bit).
 fn edge_operands(ty: ptxfp::Type) -> Vec<u64> {
-    let f = ty.scalar();
+    let f = match ty.element() {
+        ptxfp::Element::Float(f) => f,
+        ptxfp::Element::Int(t) => {
+            let (min, max) = (t.min() as u64 & t.mask(), t.max() as u64);
+            return vec![0, 1, t.mask(), min, max, 1 << (t.bits() - 1), max - 1];
+        }
+    };
     let scalar = [
         0,
         f.sign_bit(),

@@ -30,6 +30,33 @@ fn eval_prints_hex_then_decimal() {
     assert_eq!(stdout(&o).trim(), "0x1 1");
 }
 
+/// Integer operands and results in decimal, and the out-of-range and NaN rules of float →
+/// integer (PTX cvt: clamped to the destination's range; NaN → 0 below 64 bits, → the top bit
+/// alone in 64 bits \[HW: data/hardware/h200-sm90/cvt\]) and the IEEE overflow of integer → f16.
+#[test]
+fn eval_takes_and_prints_integers() {
+    for (args, want) in [
+        (&["cvt.rzi.s32.f32", "-2.5"][..], "0xfffffffe -2"),
+        (&["cvt.rni.s32.f32", "2.5"], "0x00000002 2"),
+        (&["cvt.rmi.u8.f32", "300"], "0xff 255"),
+        (&["cvt.rpi.u8.f32", "-0.5"], "0x00 0"),
+        (&["cvt.rzi.s8.f32", "-1000"], "0x80 -128"),
+        (&["cvt.rni.s32.f32", "nan"], "0x00000000 0"),
+        (&["cvt.rzi.u64.f32", "nan"], "0x8000000000000000 9223372036854775808"),
+        (&["cvt.rn.f32.s32", "-16777217"], "0xcb800000 -16777216"),
+        (&["cvt.rz.f16.u32", "65520"], "0x7bff 65504"),
+        (&["cvt.rn.f16.u32", "65520"], "0x7c00 inf"),
+        (&["cvt.rn.f32.u8", "0xff"], "0x437f0000 255"),
+    ] {
+        let o = ptxfp(&[&["eval"][..], args].concat());
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert_eq!(stdout(&o).trim(), want, "{args:?}");
+    }
+    let o = ptxfp(&["eval", "cvt.rn.f32.s8", "200"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("out of the range of .s8 (-128..=127)"), "{}", stderr(&o));
+}
+
 #[test]
 fn eval_reads_lines_from_stdin() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_ptxfp"))

@@ -4,9 +4,10 @@
 //! over every operand of 8/16/32-bit sources and 2^24 generated operands of 64-bit ones. Every
 //! expected value here is the GPU's; none comes from ptxfp.
 //!
-//! The spellings checked are those ptxfp evaluates: the same-format forms (`cvt.rni.f32.f32`,
-//! `cvt.ftz.f32.f32`, ...) and, as a check of the fingerprint scheme itself, the four
-//! float-to-float controls of the capture. The integer forms' data waits for their definitions.
+//! Every spelling of the capture is checked, through `Instr` as a user evaluates it: the integer
+//! conversions (`cvt.rzi.s32.f32`, `cvt.rn.f32.u64`, ...), the same-format forms
+//! (`cvt.rni.f32.f32`, `cvt.ftz.f32.f32`, ...) and, as a check of the fingerprint scheme itself,
+//! the four float-to-float controls.
 
 mod common;
 
@@ -14,9 +15,7 @@ use std::collections::BTreeMap;
 use std::io::Read;
 
 use common::batch::batch;
-use ptxfp::ops::cvt_int::{self, IntType};
-use ptxfp::round::saturate;
-use ptxfp::{Format, Instr, Opcode, Rounding, SimdLevel, Target};
+use ptxfp::{Instr, IntSide, Opcode, SimdLevel, Target};
 use rayon::prelude::*;
 
 const CAPTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/hardware/h200-sm90/cvt");
@@ -39,14 +38,20 @@ fn rows(name: &str) -> impl Iterator<Item = Vec<String>> {
 
 /// How ptxfp evaluates one of the capture's spellings.
 struct Conversion {
-    /// The spelling as an `Instr`, when ptxfp takes it as one: then its results come from
-    /// batch evaluation (the SIMD kernels at the machine's level), as a user gets them.
-    instr: Option<Instr>,
+    /// Its results in batches come from batch evaluation (the SIMD kernels at the machine's
+    /// level), as a user gets them.
+    instr: Instr,
     src_bits: u32,
     src_float: bool,
     dst_bits: u32,
     kind: Kind,
-    eval: Box<dyn Fn(u64) -> u64 + Sync>,
+}
+
+impl Conversion {
+    /// One result, through the scalar definition.
+    fn eval(&self, a: u64) -> u64 {
+        self.instr.eval_unchecked(Target::DEFAULT, &[a])
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -64,53 +69,26 @@ enum Kind {
     },
 }
 
-/// The capture's spellings that ptxfp defines: the same-format conversions and the controls
-/// through `Instr`, the integer forms through their scalar definitions (`ops::cvt_int`), which
-/// `Instr` does not reach yet.
+/// The capture's spellings, as ptxfp parses them: the integer and same-format conversions, and
+/// the float-to-float controls.
 fn conversion(spelling: &str) -> Option<Conversion> {
-    let words: Vec<&str> = spelling.split('.').collect();
-    let (dst, src) = (words[words.len() - 2], words[words.len() - 1]);
-    let mods = &words[1..words.len() - 2];
-    let (ftz, sat) = (mods.contains(&"ftz"), mods.contains(&"sat"));
-    let plain = !ftz && !sat;
-    let format = |name: &str| Format::ALL.into_iter().find(|f| f.name() == name);
-    let rounding = |suffix: &str| {
-        let rnd = mods.iter().find(|m| m.len() == 2 + suffix.len() && m.starts_with('r') && m.ends_with(suffix))?;
-        Rounding::ALL.into_iter().find(|r| r.name() == &rnd[..2])
-    };
-    if let (Some(from), Some(to)) = (format(src), IntType::from_name(dst)) {
-        let rnd = rounding("i")?;
-        return Some(Conversion {
-            instr: None,
-            src_bits: from.bits(),
-            src_float: true,
-            dst_bits: to.bits(),
-            kind: Kind::FloatToInt { plain },
-            eval: Box::new(move |a| cvt_int::float_to_int(from, to, a, rnd, ftz)),
-        });
-    }
-    if let (Some(from), Some(to)) = (IntType::from_name(src), format(dst)) {
-        let rnd = rounding("")?;
-        let clamp = move |r| if sat { saturate(to, r) } else { r };
-        return Some(Conversion {
-            instr: None,
-            src_bits: from.bits(),
-            src_float: false,
-            dst_bits: to.bits(),
-            kind: Kind::IntToFloat { plain },
-            eval: Box::new(move |a| clamp(cvt_int::int_to_float(from, to, a, rnd))),
-        });
-    }
     let instr: Instr = spelling.parse().ok()?;
+    let m = instr.modifiers();
+    let plain = !m.ftz && !m.sat;
     let same_format = matches!(instr.opcode(), Opcode::Cvt { from } if from == instr.ty());
     let control = ["cvt.rn.f16.f32", "cvt.f32.f16", "cvt.rn.f32.f64", "cvt.rn.bf16.f32"].contains(&spelling);
-    (same_format || control).then(|| Conversion {
-        instr: Some(instr),
+    let kind = match instr.integer_side() {
+        Some((_, IntSide::Destination)) => Kind::FloatToInt { plain },
+        Some((_, IntSide::Source)) => Kind::IntToFloat { plain },
+        None if same_format || control => Kind::Float { plain: same_format && plain },
+        None => return None,
+    };
+    Some(Conversion {
+        instr,
         src_bits: instr.source_type(0).bits(),
-        src_float: true,
+        src_float: instr.source_type(0).float().is_some(),
         dst_bits: instr.result_bits(),
-        kind: Kind::Float { plain: same_format && plain },
-        eval: Box::new(move |a| instr.eval_unchecked(Target::DEFAULT, &[a])),
+        kind,
     })
 }
 
@@ -152,13 +130,8 @@ fn fingerprint(c: &Conversion, first: u64, len: u64) -> u64 {
         .into_par_iter()
         .map(|k| {
             let inputs = first + k * CHUNK..first + ((k + 1) * CHUNK).min(len);
-            let results = match &c.instr {
-                Some(instr) => {
-                    let operands = vec![inputs.clone().map(operand).collect()];
-                    batch(instr, Target::DEFAULT, SimdLevel::active(), &operands, 0)
-                }
-                None => inputs.clone().map(|i| (c.eval)(operand(i))).collect(),
-            };
+            let operands = vec![inputs.clone().map(operand).collect()];
+            let results = batch(&c.instr, Target::DEFAULT, SimdLevel::active(), &operands, 0);
             inputs.zip(results).fold(0u64, |sum, (i, r)| sum.wrapping_add(term(i, r & mask)))
         })
         .reduce(|| 0, u64::wrapping_add)
@@ -169,16 +142,20 @@ struct Fingerprints {
     sums: Vec<u64>,
 }
 
+/// Both passes' fingerprints: the first, and the second's conversions between bf16 and u8/s8
+/// (whose repeated controls must equal the first pass's).
 fn fingerprints() -> BTreeMap<String, Fingerprints> {
-    rows("fingerprints.tsv.xz")
-        .map(|r| {
-            let sums = r[3].split(',').map(|h| u64::from_str_radix(h, 16).unwrap()).collect::<Vec<_>>();
-            let count: u64 = r[1].parse().unwrap();
-            let block: u64 = r[2].parse().unwrap();
-            assert_eq!(sums.len() as u64 * block, count, "{}: blocks cover the inputs", r[0]);
-            (r[0].clone(), Fingerprints { block, sums })
-        })
-        .collect()
+    let mut all = BTreeMap::new();
+    for r in rows("fingerprints.tsv.xz").chain(rows("fingerprints_bf16_int8.tsv.xz")) {
+        let sums = r[3].split(',').map(|h| u64::from_str_radix(h, 16).unwrap()).collect::<Vec<_>>();
+        let count: u64 = r[1].parse().unwrap();
+        let block: u64 = r[2].parse().unwrap();
+        assert_eq!(sums.len() as u64 * block, count, "{}: blocks cover the inputs", r[0]);
+        if let Some(first) = all.insert(r[0].clone(), Fingerprints { block, sums }) {
+            assert_eq!(first.sums, all[&r[0]].sums, "{}: the passes differ", r[0]);
+        }
+    }
+    all
 }
 
 /// Whether `PTXFP_EXHAUSTIVE_CVT` asks for every block of every spelling.
@@ -246,11 +223,11 @@ fn conversions_match_the_h200_fingerprints() {
     }
     assert!(failures.is_empty(), "{} blocks differ from the H200's: {failures:?}", failures.len());
     eprintln!("blocks checked by source width: {checked:?}");
-    // One block for every spelling of 8/16-bit sources: u8/s8 to floats 2 × 32; f16 to integers
-    // 64, bf16 to integers 24, f16/bf16 same-format 15 and a control, u16/s16 to floats 2 × 36.
+    // One block for every spelling of 8/16-bit sources: u8/s8 to floats 2 × 36; f16 to integers
+    // 64, bf16 to integers 32, f16/bf16 same-format 15 and a control, u16/s16 to floats 2 × 36.
     // Of the 64-bit sources (f64 to integers 64, u64/s64 to floats 2 × 36, f64 same-format 10
     // and a control), 16 blocks each, or all 256.
-    assert_eq!((checked[&8], checked[&16]), (64, 64 + 24 + 16 + 72));
+    assert_eq!((checked[&8], checked[&16]), (72, 64 + 32 + 16 + 72));
     assert_eq!(checked[&64], 147 * if exhaustive() { 256 } else { 16 });
 }
 
@@ -279,7 +256,7 @@ fn conversions_match_the_h200_on_special_operands() {
         let Some(c) = conversion(&r[0]) else { continue };
         let a = u64::from_str_radix(&r[1], 16).unwrap();
         let gpu = u64::from_str_radix(&r[2], 16).unwrap();
-        let mut got = (c.eval)(a);
+        let mut got = c.eval(a);
         if c.dst_bits == 8 && r[0].contains(".s8.") && got & 0x80 != 0 {
             got |= 0xFF00;
         }
@@ -291,23 +268,23 @@ fn conversions_match_the_h200_on_special_operands() {
     assert!(count > 369 * 60, "{count} special operands");
 }
 
-/// The same-format spellings ptxfp accepts are exactly those the H200's JIT accepted, and
-/// the JIT's rejections are ptxfp's too (the integer conversions are not yet spellings).
+/// The `cvt` spellings ptxfp accepts among the capture's candidates (every rounding, `.ftz`
+/// and `.sat` between each integer type and each float type, both ways, and from each float type
+/// to itself) are exactly those the H200's JIT accepted; for bf16 ↔ u8/s8, the second pass's
+/// verdicts with the integer in an 8-bit register.
 #[test]
-fn same_format_spellings_are_those_the_jit_accepts() {
+fn cvt_spellings_are_those_the_jit_accepts() {
+    let second: BTreeMap<String, String> = rows("jit_bf16_int8.tsv.xz").map(|r| (r[0].clone(), r[1].clone())).collect();
     let mut accepted = 0;
     for r in rows("jit.tsv.xz") {
-        let types: Vec<&str> = r[0].rsplitn(3, '.').take(2).collect();
-        if types[0] != types[1] {
-            continue;
-        }
+        let verdict = second.get(&r[0]).unwrap_or(&r[1]);
         let parsed = r[0].parse::<Instr>();
-        if r[1] == "accepted" {
+        if verdict == "accepted" {
             accepted += 1;
             assert!(parsed.is_ok(), "{}: the JIT accepts it, ptxfp says {:?}", r[0], parsed.err());
         } else {
-            assert!(parsed.is_err(), "{}: the JIT rejects it ({}), ptxfp accepts it", r[0], r[1]);
+            assert!(parsed.is_err(), "{}: the JIT rejects it ({verdict}), ptxfp accepts it", r[0]);
         }
     }
-    assert_eq!(accepted, 45);
+    assert_eq!((second.len(), accepted), (144, 605 + 16));
 }

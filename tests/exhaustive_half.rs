@@ -121,7 +121,7 @@ impl Op {
 fn spellings(fmt: Format, op: Op) -> Vec<Instr> {
     let spellings: Vec<Instr> = catalog::entries()
         .iter()
-        .filter(|e| e.sources == 2 && e.instr.ty().scalar() == fmt && op.covers(e.instr.opcode()))
+        .filter(|e| e.sources == 2 && e.instr.format() == fmt && op.covers(e.instr.opcode()))
         .map(|e| e.instr)
         .collect();
     for instr in &spellings {

@@ -105,6 +105,8 @@ fn operands(seed: u64, n: usize, bits: u32, elem: u32) -> Vec<u64> {
         state
     };
     let (exp_bits, frac_bits) = match elem {
+        // An 8-bit integer: any split gives zero, one, the top bit and their neighbours.
+        8 => (4, 3),
         16 if seed & 1 == 0 => (5, 10),
         16 => (8, 7),
         32 => (8, 23),
@@ -146,7 +148,7 @@ fn round_trip(instr: &str, n: usize, in_descr: &str, out_descr: &str) {
     let parsed: Instr = instr.parse().unwrap();
     let arity = *parsed.operand_counts().last().unwrap();
     let src = parsed.source_type(0);
-    let (src_bits, elem) = (src.bits(), src.scalar().bits());
+    let (src_bits, elem) = (src.bits(), src.element_bits());
     let out_bytes = parsed.result_bits() as usize / 8;
     let inputs: Vec<Vec<u64>> = (0..arity).map(|k| operands(k as u64 + 7 * n as u64, n, src_bits, elem)).collect();
     let want = expected(instr, &inputs);
@@ -206,6 +208,20 @@ fn f64_fma_float64_npy() {
 fn f16x2_as_uint32() {
     round_trip("add.rn.f16x2", 10_000, "<u4", "<u4");
     round_trip("fma.rn.relu.bf16x2", 1_000, "<u4", "<u4");
+}
+
+/// Integer operands and results in `.npy` files of NumPy's integer dtypes (and raw words):
+/// `int8` … `uint64`, one-byte ones with NumPy's `|` byte order.
+#[test]
+fn integer_conversions_read_and_write_integer_dtypes() {
+    round_trip("cvt.rzi.s32.f32", 10_000, "<f4", "<i4");
+    round_trip("cvt.rni.sat.u8.f64", 1_000, "<f8", "|u1");
+    round_trip("cvt.rmi.s8.bf16", 1_000, "<u2", "|i1");
+    round_trip("cvt.rpi.u64.f16", 1_000, "<f2", "<u8");
+    round_trip("cvt.rn.f32.s32", 10_000, "<i4", "<f4");
+    round_trip("cvt.rm.bf16.s8", 1_000, "|i1", "<u2");
+    round_trip("cvt.rp.f16.u64", 1_000, "<u8", "<f2");
+    round_trip("cvt.rz.sat.f64.s16", 1_000, "<u2", "<f8");
 }
 
 #[test]
@@ -458,8 +474,8 @@ fn failures(dir: &TempDir) -> Vec<Failure> {
         f(
             "unsupported dtype",
             "neg.f32",
-            vec![write("int.npy", header(&npy_dict("<i4", false, "(8,)")))],
-            &["int.npy", "unsupported dtype '<i4'"],
+            vec![write("complex.npy", header(&npy_dict("<c8", false, "(8,)")))],
+            &["complex.npy", "unsupported dtype '<c8'", "int32"],
         ),
         f(
             "structured dtype",

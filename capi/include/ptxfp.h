@@ -55,9 +55,9 @@ typedef struct ptxfp_instr ptxfp_instr;
 typedef struct ptxfp_instr_info {
   // The canonical spelling (owned by the handle).
   const char *spelling;
-  // Width of a source operand word in bits: 16, 32 or 64.
+  // Width of a source operand word in bits: 8, 16, 32 or 64.
   uint32_t source_bits;
-  // Width of a result word in bits: 16, 32 or 64.
+  // Width of a result word in bits: 8, 16, 32 or 64.
   uint32_t result_bits;
   // Bit n set: the instruction takes n source operands.
   uint32_t operand_counts;
@@ -154,8 +154,8 @@ enum ptxfp_status ptxfp_eval_warp(const struct ptxfp_instr *instr,
                                   uint64_t *results);
 
 // Evaluate element-wise over flat buffers of `len` words: `results[j] = instr(sources[0][j],
-// sources[1][j], …)`. `source_bits` and `result_bits` state the buffers' word widths (16, 32
-// or 64), which must be the instruction's (`ptxfp_instr_get_info`). `threads` 0 or 1 evaluates
+// sources[1][j], …)`. `source_bits` and `result_bits` state the buffers' word widths (8, 16,
+// 32 or 64), which must be the instruction's (`ptxfp_instr_get_info`). `threads` 0 or 1 evaluates
 // on the calling thread; n ≥ 2 splits the work over n threads started for this call and
 // joined before it returns. A result buffer may be one of the source buffers (in place).
 //

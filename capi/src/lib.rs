@@ -18,7 +18,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
 use ptxfp_core::ptx::catalog;
-use ptxfp_core::{BatchError, EvalError, Evidence, Instr, ParseErrorKind, Prepared, SimdLevel, Target, Word};
+use ptxfp_core::{
+    with_words, BatchError, EvalError, Evidence, Instr, ParseErrorKind, Prepared, SimdLevel, Target, Word, WordsFn,
+};
 
 /// What a call returns.
 #[repr(C)]
@@ -88,9 +90,9 @@ pub struct ptxfp_instr {
 pub struct ptxfp_instr_info {
     /// The canonical spelling (owned by the handle).
     pub spelling: *const c_char,
-    /// Width of a source operand word in bits: 16, 32 or 64.
+    /// Width of a source operand word in bits: 8, 16, 32 or 64.
     pub source_bits: u32,
-    /// Width of a result word in bits: 16, 32 or 64.
+    /// Width of a result word in bits: 8, 16, 32 or 64.
     pub result_bits: u32,
     /// Bit n set: the instruction takes n source operands.
     pub operand_counts: u32,
@@ -191,25 +193,6 @@ fn from_batch_error(e: BatchError) -> Failure {
         BatchError::Length { .. } | BatchError::SimdLevel(_) => PTXFP_ERR_INTERNAL,
     };
     failure(status, e)
-}
-
-/// `$body` with `$s` and `$d` the word types (`u16`, `u32`, `u64`) of `$source_bits` and
-/// `$result_bits`, which the caller has checked to be widths of an instruction.
-macro_rules! by_widths {
-    ($source_bits:expr, $result_bits:expr, |$s:ident, $d:ident| $body:expr) => {
-        by_widths!(@each ($source_bits, $result_bits), $s, $d, $body;
-            u16 u16, u16 u32, u16 u64, u32 u16, u32 u32, u32 u64, u64 u16, u64 u32, u64 u64)
-    };
-    (@each $bits:expr, $s:ident, $d:ident, $body:expr; $($st:ident $dt:ident),*) => {
-        match $bits {
-            $((<$st>::BITS, <$dt>::BITS) => {
-                type $s = $st;
-                type $d = $dt;
-                $body
-            })*
-            other => unreachable!("word widths {other:?}"),
-        }
-    };
 }
 
 /// The message of the last failed call on the calling thread (empty if none failed). Valid
@@ -452,8 +435,31 @@ pub unsafe extern "C" fn ptxfp_eval_warp(
 /// instruction's widths.
 unsafe fn warp_at(p: &Prepared, mask: u32, columns: &[*const u64], results: *mut u64) -> Result<(), Failure> {
     let i = p.instr();
-    // SAFETY: the columns and `results` as the contract of ptxfp_eval_warp says.
-    by_widths!(i.source_type(0).bits(), i.result_bits(), |S, D| unsafe { warp::<S, D>(p, mask, columns, results) })
+    let call = Warp { p, mask, columns, results };
+    with_words(i.source_type(0).bits(), i.result_bits(), call).unwrap_or_else(|| Err(internal_widths(&i)))
+}
+
+/// The failure of a width pair [`with_words`] does not have: none an instruction has.
+fn internal_widths(i: &Instr) -> Failure {
+    let (s, d) = (i.source_type(0).bits(), i.result_bits());
+    failure(PTXFP_ERR_INTERNAL, format!("{i}: no buffers of {s}-bit sources and {d}-bit results"))
+}
+
+/// [`warp`] at the word types of an instruction; built only by [`warp_at`], from pointers
+/// that satisfy the contract of [`ptxfp_eval_warp`].
+struct Warp<'a> {
+    p: &'a Prepared,
+    mask: u32,
+    columns: &'a [*const u64],
+    results: *mut u64,
+}
+
+impl WordsFn for Warp<'_> {
+    type Output = Result<(), Failure>;
+    fn call<S: Word, D: Word>(self) -> Result<(), Failure> {
+        // SAFETY: the columns and `results` as the contract of ptxfp_eval_warp says.
+        unsafe { warp::<S, D>(self.p, self.mask, self.columns, self.results) }
+    }
 }
 
 unsafe fn warp<S: Word, D: Word>(
@@ -524,8 +530,8 @@ unsafe fn too_wide(p: &Prepared, mask: u32, index: usize, column: *const u64) ->
 }
 
 /// Evaluate element-wise over flat buffers of `len` words: `results[j] = instr(sources[0][j],
-/// sources[1][j], …)`. `source_bits` and `result_bits` state the buffers' word widths (16, 32
-/// or 64), which must be the instruction's (`ptxfp_instr_get_info`). `threads` 0 or 1 evaluates
+/// sources[1][j], …)`. `source_bits` and `result_bits` state the buffers' word widths (8, 16,
+/// 32 or 64), which must be the instruction's (`ptxfp_instr_get_info`). `threads` 0 or 1 evaluates
 /// on the calling thread; n ≥ 2 splits the work over n threads started for this call and
 /// joined before it returns. A result buffer may be one of the source buffers (in place).
 ///
@@ -578,10 +584,27 @@ pub unsafe extern "C" fn ptxfp_eval_buffers(
         for (k, &column) in columns[..n_sources].iter().enumerate() {
             non_null_at(column, "sources", Some(k))?;
         }
-        let columns = &columns[..n_sources];
-        // SAFETY: the buffers as the contract says.
-        by_widths!(source_bits, result_bits, |S, D| unsafe { buffers::<S, D>(p, columns, results, len, threads) })
+        let call = Buffers { p, columns: &columns[..n_sources], results, len, threads };
+        with_words(source_bits, result_bits, call).unwrap_or_else(|| Err(internal_widths(&i)))
     })
+}
+
+/// [`buffers`] at the word types of an instruction; built only by [`ptxfp_eval_buffers`], from
+/// buffers that satisfy its contract.
+struct Buffers<'a> {
+    p: &'a Prepared,
+    columns: &'a [*const c_void],
+    results: *mut c_void,
+    len: usize,
+    threads: usize,
+}
+
+impl WordsFn for Buffers<'_> {
+    type Output = Result<(), Failure>;
+    fn call<S: Word, D: Word>(self) -> Result<(), Failure> {
+        // SAFETY: the buffers as the contract of ptxfp_eval_buffers says.
+        unsafe { buffers::<S, D>(self.p, self.columns, self.results, self.len, self.threads) }
+    }
 }
 
 /// Elements per piece when a source buffer overlaps the results: each piece's operands are

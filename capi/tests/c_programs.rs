@@ -141,6 +141,8 @@ fn edges(bits: u32) -> Vec<u64> {
         (0..half.len()).map(|k| half[k] | half[(k * 7 + 3) % half.len()] << w).collect()
     };
     match bits {
+        // The 8-bit integers: zero, ±1, the bounds of u8 and s8 and their neighbours.
+        8 => vec![0, 1, 2, 0x40, 0x7E, 0x7F, 0x80, 0x81, 0xFE, 0xFF],
         16 => e16,
         32 => [e32, pairs(&e16, 16)].concat(),
         64 => [e64, pairs(&e32_low(), 32)].concat(),

@@ -92,21 +92,13 @@ pub fn compare_entry(dir: &Path, target: Target, entry: &Entry, keep: bool) -> R
         }
     }
     let run = Run { instr, target, entry, gpu, files, keep };
-    let comparison = match (entry.source_bits, entry.result_bits) {
-        (16, 16) => run.go::<u16, u16>(),
-        (16, 32) => run.go::<u16, u32>(),
-        (16, 64) => run.go::<u16, u64>(),
-        (32, 16) => run.go::<u32, u16>(),
-        (32, 32) => run.go::<u32, u32>(),
-        (32, 64) => run.go::<u32, u64>(),
-        (64, 16) => run.go::<u64, u16>(),
-        (64, 32) => run.go::<u64, u32>(),
-        (64, 64) => run.go::<u64, u64>(),
-        (s, d) => Err(Error::Manifest {
+    let (s, d) = (entry.source_bits, entry.result_bits);
+    let comparison = crate::batch::with_words(s, d, run).unwrap_or_else(|| {
+        Err(Error::Manifest {
             path: dir.join(super::MANIFEST),
             message: format!("entry {}: {s}-bit sources, {d}-bit results are not operand words", entry.instr),
-        }),
-    }?;
+        })
+    })?;
     Ok(outcome(Some(comparison)))
 }
 
@@ -119,11 +111,13 @@ struct Run<'a> {
     keep: bool,
 }
 
-impl Run<'_> {
+impl crate::batch::WordsFn for Run<'_> {
+    type Output = Result<Comparison, Error>;
+
     /// Blocks in parallel, each read at its offset, a wave of [`WAVE`] blocks at a time; their
     /// counts and first mismatches merge in domain order (once [`KEPT`] mismatches are kept,
     /// later waves keep none, which bounds the memory a mostly differing spelling takes).
-    fn go<S: Word, D: Word>(mut self) -> Result<Comparison, Error> {
+    fn call<S: Word, D: Word>(mut self) -> Result<Comparison, Error> {
         let blocks = self.entry.count.div_ceil(BLOCK as u64);
         let mut result = Comparison { mismatches: 0, first: Vec::new(), kept: Vec::new() };
         let mut wave = 0;
@@ -144,7 +138,9 @@ impl Run<'_> {
         }
         Ok(result)
     }
+}
 
+impl Run<'_> {
     /// The inputs `start..start + BLOCK` (or to the end).
     fn block<S: Word, D: Word>(&self, start: u64) -> Result<Comparison, Error> {
         let n = (self.entry.count - start).min(BLOCK as u64) as usize;

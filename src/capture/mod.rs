@@ -19,8 +19,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::format::Format;
 use crate::io::{self, Dtype, Writer};
-use crate::ptx::{catalog, Instr, Mode, Opcode, Target};
+use crate::ops::cvt_int::IntType;
+use crate::ptx::{catalog, Element, Instr, Mode, Opcode, Target};
 use crate::round::Rounding;
 use crate::sweep::domain::{Domain, PatternSet, Sampling};
 
@@ -206,6 +208,18 @@ pub fn write_kit(request: &Request, dir: &Path) -> Result<Manifest, Error> {
     Ok(manifest)
 }
 
+/// Every word of an integer type, as the pattern set of the float format of its width (an 8-bit
+/// type: f16 patterns 0 to 0xFF). Samples of a 64-bit type are f64 patterns, edge-biased as
+/// floats: large magnitudes of both signs, many with long runs of trailing zeros.
+fn integer_patterns(int: IntType) -> PatternSet {
+    match int.bits() {
+        8 => PatternSet::first_patterns(Format::F16, int.mask()),
+        16 => PatternSet::all(Format::F16),
+        32 => PatternSet::all(Format::F32),
+        _ => PatternSet::all(Format::F64),
+    }
+}
+
 /// One spelling over one domain, before its files are written.
 struct Plan {
     instr: Instr,
@@ -233,10 +247,22 @@ impl Plan {
         seed: u64,
     ) -> Result<Plan, Error> {
         let ty = instr.source_type(0);
-        let fmt = ty.scalar();
-        let (set, what) = match range {
-            Some(r) => (PatternSet::range(fmt, r).map_err(Error::Request)?, format!("range {r}")),
-            None => (PatternSet::all(fmt), format!("all {} values", fmt.name())),
+        let (set, what) = match (ty.element(), range) {
+            (Element::Float(fmt), Some(r)) => {
+                (PatternSet::range(fmt, r).map_err(Error::Request)?, format!("range {r}"))
+            }
+            (Element::Float(fmt), None) => (PatternSet::all(fmt), format!("all {} values", fmt.name())),
+            (Element::Int(_), Some(_)) => {
+                return Err(Error::Request(format!("{instr}: --range is for floating-point sources")));
+            }
+            (Element::Int(int), None) => {
+                let set = integer_patterns(int);
+                let what = match int.bits() {
+                    64 => format!("{} words", int.name()),
+                    _ => format!("all {} {} words", set.len(), int.name()),
+                };
+                (set, what)
+            }
         };
         // Packed operands draw each lane from the set: one pattern set per lane.
         let lanes = ty.lanes() as usize;
@@ -246,6 +272,8 @@ impl Plan {
             return Err(Error::Request(format!("{instr}: a --range of a packed type needs --random")));
         }
         let what = match domain.sampling {
+            // The pattern set of an integer source is named after a float format.
+            Sampling::Exhaustive if ty.int().is_some() => domain.what.clone(),
             Sampling::Exhaustive => domain.describe(),
             Sampling::Random { n, seed } => {
                 format!("{}: {n} edge-biased random inputs (seed {seed})", domain.what)
@@ -359,6 +387,7 @@ impl Plan {
             fill(start, &mut views);
             for (writer, buffer) in writers.iter_mut().zip(&buffers) {
                 match bits {
+                    8 => writer.write_block(&buffer[..n].iter().map(|&w| w as u8).collect::<Vec<_>>())?,
                     16 => writer.write_block(&buffer[..n].iter().map(|&w| w as u16).collect::<Vec<_>>())?,
                     32 => writer.write_block(&buffer[..n].iter().map(|&w| w as u32).collect::<Vec<_>>())?,
                     _ => writer.write_block(&buffer[..n])?,

@@ -9,6 +9,7 @@
 
 use std::fmt::Write;
 
+use crate::ops::cvt_int::IntType;
 use crate::ptx::{Instr, Opcode, Target, Type};
 
 /// The entry point of every capture kernel.
@@ -31,12 +32,30 @@ pub fn version(target: Target) -> &'static str {
 }
 
 /// How a word of type `ty` lives in a register: the register type and the `ld`/`st` type.
+/// An 8-bit integer is loaded into and stored from a 16-bit register (`ld.global.u8` extends
+/// it, `st.global.u8` writes the low byte).
 fn register(ty: Type) -> &'static str {
     match ty {
         Type::F32 => "f32",
         Type::F64 => "f64",
-        _ => register_bits(ty.bits()),
+        _ => register_bits(ty.bits().max(16)),
     }
+}
+
+/// The `ld`/`st` type of a word of type `ty`.
+fn memory(ty: Type) -> &'static str {
+    if ty.bits() == 8 {
+        "u8"
+    } else {
+        register(ty)
+    }
+}
+
+/// Between bf16 and u8/s8, ptxas takes the integer operand only in an 8-bit register (an H100
+/// and an H200 rejected `.b16`: data/hardware/h200-sm90/cvt/README.md).
+fn needs_byte_register(instr: &Instr) -> bool {
+    let (src, dst) = (instr.source_type(0), instr.ty());
+    (src == Type::BF16 && dst.bits() == 8) || (dst == Type::BF16 && src.bits() == 8)
 }
 
 /// The kernel evaluating `instr` with `sources` operands; `counted`: operands from the thread
@@ -47,11 +66,13 @@ pub fn kernel(instr: &Instr, sources: usize, counted: bool, target: Target) -> S
     let testp = matches!(instr.opcode(), Opcode::Testp(_));
     // A testp predicate is written as 0 or 1 in a word of the source width.
     let dst = if testp { register_bits(instr.result_bits()) } else { register(dst_ty) };
+    let (src_mem, dst_mem) = (memory(instr.source_type(0)), if testp { dst } else { memory(dst_ty) });
     let src_bytes = instr.source_type(0).bits() / 8;
     let dst_bytes = instr.result_bits() / 8;
     let mut k = String::new();
     let w = &mut k;
     let _ = writeln!(w, "// ptxfp capture: {instr}");
+    let _ = writeln!(w, "// words: {}-bit sources, {}-bit results", src_bytes * 8, dst_bytes * 8);
     let _ = writeln!(w, ".version {}", version(target));
     let _ = writeln!(w, ".target {target}");
     let _ = writeln!(w, ".address_size 64\n");
@@ -59,6 +80,9 @@ pub fn kernel(instr: &Instr, sources: usize, counted: bool, target: Target) -> S
     let _ = writeln!(w, ".visible .entry {KERNEL}(\n{}\n)\n{{", params.join(",\n"));
     let _ = writeln!(w, "    .reg .pred %p<2>;\n    .reg .b32 %r<4>;\n    .reg .b64 %rd<16>;");
     let _ = writeln!(w, "    .reg .{src} %a<3>;\n    .reg .{dst} %d;");
+    if needs_byte_register(instr) {
+        let _ = writeln!(w, "    .reg .b8 %byte;");
+    }
     // i = ctaid.x · ntid.x + tid.x
     let _ = writeln!(w, "    mov.u32 %r0, %ctaid.x;\n    mov.u32 %r1, %ntid.x;\n    mov.u32 %r2, %tid.x;");
     let _ = writeln!(w, "    mul.wide.u32 %rd0, %r0, %r1;\n    cvt.u64.u32 %rd1, %r2;\n    add.u64 %rd0, %rd0, %rd1;");
@@ -77,14 +101,14 @@ pub fn kernel(instr: &Instr, sources: usize, counted: bool, target: Target) -> S
                 "    div.u64 %rd5, %rd1, %rd4;\n    rem.u64 %rd5, %rd5, %rd3;\n    add.u64 %rd5, %rd5, %rd2;"
             );
             let _ = match src_bytes {
-                2 => writeln!(w, "    cvt.u16.u64 %a{j}, %rd5;"),
+                1 | 2 => writeln!(w, "    cvt.u16.u64 %a{j}, %rd5;"),
                 4 => writeln!(w, "    cvt.u32.u64 %r3, %rd5;\n    mov.b32 %a{j}, %r3;"),
                 _ => writeln!(w, "    mov.b64 %a{j}, %rd5;"),
             };
         } else {
             let _ = writeln!(
                 w,
-                "    ld.param.u64 %rd2, [in{j}];\n    mad.lo.u64 %rd2, %rd0, {src_bytes}, %rd2;\n    ld.global.{src} %a{j}, [%rd2];"
+                "    ld.param.u64 %rd2, [in{j}];\n    mad.lo.u64 %rd2, %rd0, {src_bytes}, %rd2;\n    ld.global.{src_mem} %a{j}, [%rd2];"
             );
         }
     }
@@ -92,11 +116,16 @@ pub fn kernel(instr: &Instr, sources: usize, counted: bool, target: Target) -> S
     if testp {
         let _ = writeln!(w, "    {instr} %p1, {};", operands.join(", "));
         let _ = writeln!(w, "    selp.{dst} %d, 1, 0, %p1;");
+    } else if needs_byte_register(instr) && instr.ty() == Type::BF16 {
+        let _ = writeln!(w, "    cvt.u8.u16 %byte, %a0;\n    {instr} %d, %byte;");
+    } else if needs_byte_register(instr) {
+        let extend = if instr.ty() == Type::Int(IntType::S8) { "s16.s8" } else { "u16.u8" };
+        let _ = writeln!(w, "    {instr} %byte, %a0;\n    cvt.{extend} %d, %byte;");
     } else {
         let _ = writeln!(w, "    {instr} %d, {};", operands.join(", "));
     }
     let _ = writeln!(w, "    ld.param.u64 %rd2, [out];\n    mad.lo.u64 %rd2, %rd0, {dst_bytes}, %rd2;");
-    let _ = writeln!(w, "    st.global.{dst} [%rd2], %d;");
+    let _ = writeln!(w, "    st.global.{dst_mem} [%rd2], %d;");
     let _ = writeln!(w, "DONE:\n    ret;\n}}");
     k
 }

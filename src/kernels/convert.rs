@@ -71,6 +71,15 @@ fn by_types<L: Isa, R: Dir>(from: Type, to: Type) -> Option<BytesKernel> {
     })
 }
 
+/// The format of a conversion from f16 or bf16.
+fn half_source(instr: &Instr) -> Format {
+    if instr.opcode() == (Opcode::Cvt { from: Type::BF16 }) {
+        Format::BF16
+    } else {
+        Format::F16
+    }
+}
+
 /// The words of a byte buffer (aligned and whole: they came from words of this width).
 fn words<W: bytemuck::Pod>(bytes: &[u8]) -> &[W] {
     bytemuck::cast_slice(bytes)
@@ -150,8 +159,7 @@ fn flush_if(instr: &Instr, x: u32x16) -> u32x16 {
 
 /// `cvt.f32.{f16,bf16}` and `cvt.f64.{f16,bf16}` (`W` the result word).
 fn from_half<L: Isa, W: FromF32>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
-    let Opcode::Cvt { from } = instr.opcode() else { unreachable!("a cvt kernel") };
-    let from = from.scalar();
+    let from = half_source(instr);
     map_to::<L, u16, W, N, 1>(
         &[words(srcs[0])],
         words_mut(dst),
@@ -200,8 +208,7 @@ fn f32_to_f64<L: Isa>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
 
 /// `cvt.{f16,bf16}.{bf16,f16}`: exactly to f32, then rounded.
 fn half_to_half<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
-    let Opcode::Cvt { from } = instr.opcode() else { unreachable!("a cvt kernel") };
-    let (from, to) = (from.scalar(), instr.ty().scalar());
+    let (from, to) = (half_source(instr), instr.format());
     map_to::<L, u16, u16, N, 1>(
         &[words(srcs[0])],
         words_mut(dst),
@@ -215,7 +222,7 @@ fn half_to_half<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
 
 /// `cvt.{f16,bf16}.f32`.
 fn f32_to_half<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
-    let to = instr.ty().scalar();
+    let to = instr.format();
     map_to::<L, u32, u16, N, 1>(
         &[words(srcs[0])],
         words_mut(dst),
@@ -236,7 +243,7 @@ fn narrow_f32<L: Isa, R: Dir>(instr: &Instr, to: Format, x: [u32; N]) -> u32x16 
 /// `cvt.{f16x2,bf16x2}.f32 d, a, b`: `a` converted into the upper half, `b` into the lower
 /// \[DOC PTX cvt\].
 fn f32_pair_to_half2<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
-    let to = instr.ty().scalar();
+    let to = instr.format();
     map_to::<L, u32, u32, N, 2>(
         &[words(srcs[0]), words(srcs[1])],
         words_mut(dst),
@@ -276,7 +283,7 @@ fn f64_to_f32_lanes<R: Dir>(ftz: bool, bits: u64x8) -> [u32; 8] {
 /// `cvt.{f16,bf16}.f64`: rounded to odd at f32's precision, then rounded (module
 /// documentation); a NaN keeps its sign and the top of its payload, quieted.
 fn f64_to_half<L: Isa, R: Dir>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
-    let to = instr.ty().scalar();
+    let to = instr.format();
     map_to::<L, u64, u16, N, 1>(
         &[words(srcs[0])],
         words_mut(dst),

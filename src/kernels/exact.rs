@@ -41,7 +41,7 @@ const F64: Format = Format::F64;
 
 /// The kernel for an f32 or f32x2 `add`, `sub`, `mul`, `fma` or `mad`.
 pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
-    if instr.ty().scalar() != F32 || !matches!(instr.mode(), Mode::Default | Mode::Round(_)) {
+    if instr.format() != F32 || !matches!(instr.mode(), Mode::Default | Mode::Round(_)) {
         return None;
     }
     let ftz = instr.modifiers().ftz;

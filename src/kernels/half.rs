@@ -36,7 +36,7 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
         return None;
     }
     let ftz = instr.modifiers().ftz;
-    let f: HalfKernel = match (instr.ty().scalar(), instr.opcode(), ftz) {
+    let f: HalfKernel = match (instr.format(), instr.opcode(), ftz) {
         (Format::F16, Opcode::Add | Opcode::Sub, false) => add::<L, F16, false>,
         (Format::F16, Opcode::Add | Opcode::Sub, true) => add::<L, F16, true>,
         (Format::F16, Opcode::Mul, false) => mul::<L, F16, false>,

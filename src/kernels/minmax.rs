@@ -24,7 +24,7 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
         Opcode::Max => false,
         _ => return None,
     };
-    Some(match (instr.ty().scalar(), min) {
+    Some(match (instr.format(), min) {
         (Format::F32, true) => Kernel::W32(minmax::<L, u32, 16, true>),
         (Format::F32, false) => Kernel::W32(minmax::<L, u32, 16, false>),
         (Format::F64, true) => Kernel::W64(minmax::<L, u64, 8, true>),
@@ -40,7 +40,7 @@ where
     T: Copy + Default,
     Simd<T, N>: Unsigned,
 {
-    let fmt = instr.ty().scalar();
+    let fmt = instr.format();
     let m = instr.modifiers();
     if srcs.len() == 2 {
         map::<L, T, N, 2>(

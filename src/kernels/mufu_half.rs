@@ -45,7 +45,7 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
             })
         };
     }
-    let format = instr.ty().scalar();
+    let format = instr.format();
     if !matches!(format, Format::F16 | Format::BF16) || instr.modifiers().sat {
         return None;
     }

@@ -18,7 +18,7 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
     if !matches!(op, Opcode::Abs | Opcode::Neg | Opcode::Copysign) {
         return None;
     }
-    Some(match instr.ty().scalar() {
+    Some(match instr.format() {
         Format::F16 | Format::BF16 => Kernel::W16(sign::<L, u16, 32>),
         Format::F32 => Kernel::W32(sign::<L, u32, 16>),
         Format::F64 => Kernel::W64(sign::<L, u64, 8>),
@@ -31,7 +31,7 @@ where
     T: Copy + Default,
     Simd<T, N>: Unsigned,
 {
-    let fmt = instr.ty().scalar();
+    let fmt = instr.format();
     let ftz = instr.modifiers().ftz;
     match instr.opcode() {
         Opcode::Copysign => map::<L, T, N, 2>(

@@ -13,7 +13,7 @@ use crate::ptx::{Instr, Opcode};
 /// The kernel for a `testp`.
 pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
     let Opcode::Testp(_) = instr.opcode() else { return None };
-    match instr.ty().scalar() {
+    match instr.format() {
         Format::F32 => Some(Kernel::W32(testp::<L, u32, 16>)),
         Format::F64 => Some(Kernel::W64(testp::<L, u64, 8>)),
         Format::F16 | Format::BF16 => None,
@@ -27,7 +27,7 @@ where
     Simd<T, N>: Unsigned,
 {
     let Opcode::Testp(property) = instr.opcode() else { unreachable!("a testp kernel") };
-    let fmt = instr.ty().scalar();
+    let fmt = instr.format();
     map::<L, T, N, 1>(
         srcs,
         dst,

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::instr::{Instr, Mode, Modifiers, MufuFn, Opcode, RroMode, Type};
+use crate::ops::cvt_int::IntType;
 use crate::ops::testp::Property;
 use crate::round::Rounding;
 
@@ -41,6 +42,12 @@ pub fn lookup(spelling: &str) -> Option<&'static [CatalogEntry]> {
 
 const ROUNDED: [Mode; 4] =
     [Mode::Round(Rounding::Rn), Mode::Round(Rounding::Rz), Mode::Round(Rounding::Rm), Mode::Round(Rounding::Rp)];
+const INTEGRAL: [Mode; 4] = [
+    Mode::Integral(Rounding::Rn),
+    Mode::Integral(Rounding::Rz),
+    Mode::Integral(Rounding::Rm),
+    Mode::Integral(Rounding::Rp),
+];
 const OPTIONAL_ROUNDING: [Mode; 5] = [
     Mode::Default,
     Mode::Round(Rounding::Rn),
@@ -200,6 +207,7 @@ fn build() -> Vec<CatalogEntry> {
     }
 
     push_conversions(&mut b);
+    push_integer_conversions(&mut b);
     whole_spellings(b.0)
 }
 
@@ -226,8 +234,7 @@ fn whole_spellings(mut entries: Vec<CatalogEntry>) -> Vec<CatalogEntry> {
 /// (data/hardware/h200-sm90/cvt/jit.tsv.xz). The lowest architectures are those of the type's
 /// arithmetic and of the f16 conversions \[INF: PTX gives none for these forms\].
 fn push_same_format(b: &mut Builder, ty: Type) {
-    let integral = [Rounding::Rn, Rounding::Rz, Rounding::Rm, Rounding::Rp].map(Mode::Integral);
-    let modes = [&[Mode::Default][..], &integral[..]].concat();
+    let modes = [&[Mode::Default][..], &INTEGRAL[..]].concat();
     let ftz: &[bool] = if ty == Type::F32 { &BOTH } else { &NO };
     let sat: &[bool] = if ty == Type::BF16 { &NO } else { &BOTH };
     let sm = match ty {
@@ -286,6 +293,32 @@ fn push_conversions(b: &mut Builder) {
             for mods in [Modifiers::default(), relu] {
                 b.push(Opcode::Cvt { from: F32 }, Mode::Round(r), mods, to, 2, 80);
             }
+        }
+    }
+}
+
+/// `cvt` between an integer type (`u8` … `s64`) and a floating-point type, both directions: an
+/// integer rounding `.rni .rzi .rmi .rpi` is required to an integer, a rounding `.rn .rz .rm
+/// .rp` from one; `.ftz` exactly where the float side is f32; `.sat` where it is not bf16. These
+/// are exactly the integer spellings the H200's JIT (CUDA 13.0) accepted among every
+/// combination of rounding, `.ftz` and `.sat` (data/hardware/h200-sm90/cvt/jit.tsv.xz, and
+/// jit_bf16_int8.tsv.xz for bf16 ↔ u8/s8, which take the integer in an 8-bit register). The
+/// lowest architectures are those of the float side's other conversions (f32 10, f64 13, f16
+/// 20, bf16 90) \[INF: the PTX excerpts here give none for these forms\].
+fn push_integer_conversions(b: &mut Builder) {
+    use Type::*;
+    for int in IntType::ALL.map(Type::Int) {
+        for float in [F16, BF16, F32, F64] {
+            let ftz: &[bool] = if float == F32 { &BOTH } else { &NO };
+            let sat: &[bool] = if float == BF16 { &NO } else { &BOTH };
+            let sm = match float {
+                F32 => 10,
+                F64 => 13,
+                F16 => 20,
+                _ => 90,
+            };
+            b.grid(Opcode::Cvt { from: float }, &INTEGRAL, ftz, sat, &[int], 1, sm);
+            b.grid(Opcode::Cvt { from: int }, &ROUNDED, ftz, sat, &[float], 1, sm);
         }
     }
 }

@@ -3,12 +3,12 @@
 
 use std::fmt;
 
-use super::instr::{Instr, Mode, Opcode, Type};
+use super::instr::{Element, Instr, Mode, Opcode, Type};
 use super::lower;
 use super::target::Target;
 use crate::format::Format;
 use crate::ops::minmax::{minmax, Extreme, MinMaxModifiers};
-use crate::ops::{add, cvt, div, fma, mul, sign, sqrt, testp};
+use crate::ops::{add, cvt, cvt_int, div, fma, mul, sign, sqrt, testp};
 use crate::round::{relu, saturate, Rounding};
 
 /// Why operands could not be evaluated.
@@ -216,10 +216,10 @@ impl Instr {
     fn packed(&self, target: Target, x: &[u64]) -> u64 {
         if let Opcode::Cvt { .. } = self.opcode {
             // cvt.{f16x2,bf16x2}.f32 d, a, b: a goes to the upper half [DOC PTX cvt].
-            let w = self.ty.scalar().bits();
+            let w = self.fmt.bits();
             return (self.scalar(target, &x[0..1]) << w) | self.scalar(target, &x[1..2]);
         }
-        let fmt = self.ty.scalar();
+        let fmt = self.fmt;
         let w = fmt.bits();
         let mut out = 0;
         for lane in 0..self.ty.lanes() {
@@ -235,7 +235,7 @@ impl Instr {
     /// One element.
     fn scalar(&self, target: Target, x: &[u64]) -> u64 {
         // Each arm sees its format as a constant, so the definitions specialise to it.
-        match self.ty.scalar() {
+        match self.fmt {
             Format::F16 => self.scalar_in(Format::F16, target, x),
             Format::BF16 => self.scalar_in(Format::BF16, target, x),
             Format::F32 => self.scalar_in(Format::F32, target, x),
@@ -271,9 +271,17 @@ impl Instr {
                 let mods = MinMaxModifiers { ftz, nan: m.nan, abs: m.abs, xorsign: m.xorsign };
                 minmax(fmt, which, x, mods)
             }
-            Opcode::Cvt { .. } if matches!(self.mode, Mode::Integral(_)) => cvt::round_to_integral(fmt, x[0], rnd, ftz),
-            Opcode::Cvt { from } if from.scalar() == fmt => cvt::same_format(fmt, x[0], ftz),
-            Opcode::Cvt { from } => cvt::cvt(from.scalar(), fmt, x[0], rnd, ftz),
+            // `fmt` is the float side: the source of a conversion to an integer type, else the
+            // destination. `.sat` changes no float → integer result (they are clamped anyway).
+            Opcode::Cvt { from } => match (from.element(), self.ty.element()) {
+                (_, Element::Int(to)) => return cvt_int::float_to_int(fmt, to, x[0], rnd, ftz),
+                (Element::Int(from), Element::Float(_)) => cvt_int::int_to_float(from, fmt, x[0], rnd),
+                (Element::Float(_), Element::Float(_)) if matches!(self.mode, Mode::Integral(_)) => {
+                    cvt::round_to_integral(fmt, x[0], rnd, ftz)
+                }
+                (Element::Float(_), Element::Float(_)) if from == self.ty => cvt::same_format(fmt, x[0], ftz),
+                (Element::Float(src), Element::Float(_)) => cvt::cvt(src, fmt, x[0], rnd, ftz),
+            },
             Opcode::Rsqrt
             | Opcode::Sin
             | Opcode::Cos

@@ -8,10 +8,12 @@ use std::fmt;
 
 use super::eval::Route;
 use crate::format::Format;
+use crate::ops::cvt_int::IntType;
 use crate::ops::testp::Property;
 use crate::round::Rounding;
 
-/// An operand type: a scalar format or a packed pair.
+/// An operand type: a scalar format, a packed pair, or (on one side of a `cvt`) an integer
+/// type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Type {
     F16,
@@ -21,18 +23,45 @@ pub enum Type {
     F32,
     F32x2,
     F64,
+    /// `.u8` … `.s64`: only as the destination or source of a `cvt`.
+    Int(IntType),
+}
+
+/// One element of an operand: a floating-point value or an integer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Element {
+    Float(Format),
+    Int(IntType),
 }
 
 impl Type {
-    pub const ALL: [Type; 7] = [Type::F16, Type::F16x2, Type::BF16, Type::BF16x2, Type::F32, Type::F32x2, Type::F64];
+    /// The floating-point types.
+    pub const FLOATS: [Type; 7] = [Type::F16, Type::F16x2, Type::BF16, Type::BF16x2, Type::F32, Type::F32x2, Type::F64];
 
-    /// The format of one element.
-    pub const fn scalar(self) -> Format {
+    /// What one element is.
+    pub const fn element(self) -> Element {
         match self {
-            Type::F16 | Type::F16x2 => Format::F16,
-            Type::BF16 | Type::BF16x2 => Format::BF16,
-            Type::F32 | Type::F32x2 => Format::F32,
-            Type::F64 => Format::F64,
+            Type::F16 | Type::F16x2 => Element::Float(Format::F16),
+            Type::BF16 | Type::BF16x2 => Element::Float(Format::BF16),
+            Type::F32 | Type::F32x2 => Element::Float(Format::F32),
+            Type::F64 => Element::Float(Format::F64),
+            Type::Int(t) => Element::Int(t),
+        }
+    }
+
+    /// The format of one element, or `None` for an integer type.
+    pub const fn float(self) -> Option<Format> {
+        match self.element() {
+            Element::Float(fmt) => Some(fmt),
+            Element::Int(_) => None,
+        }
+    }
+
+    /// The integer type, or `None` for a floating-point type.
+    pub const fn int(self) -> Option<IntType> {
+        match self {
+            Type::Int(t) => Some(t),
+            _ => None,
         }
     }
 
@@ -45,9 +74,17 @@ impl Type {
         }
     }
 
-    /// Width of an operand word in bits.
+    /// Width of one element in bits.
+    pub const fn element_bits(self) -> u32 {
+        match self.element() {
+            Element::Float(fmt) => fmt.bits(),
+            Element::Int(t) => t.bits(),
+        }
+    }
+
+    /// Width of an operand word in bits: 8, 16, 32 or 64.
     pub const fn bits(self) -> u32 {
-        self.scalar().bits() * self.lanes()
+        self.element_bits() * self.lanes()
     }
 
     /// PTX spelling without the dot.
@@ -60,12 +97,23 @@ impl Type {
             Type::F32 => "f32",
             Type::F32x2 => "f32x2",
             Type::F64 => "f64",
+            Type::Int(t) => t.name(),
         }
     }
 
     pub fn from_name(s: &str) -> Option<Type> {
-        Type::ALL.into_iter().find(|t| t.name() == s)
+        let float = Type::FLOATS.into_iter().find(|t| t.name() == s);
+        float.or_else(|| IntType::from_name(s).map(Type::Int))
     }
+}
+
+/// Which side of a `cvt` has the integer type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IntSide {
+    /// Float to integer (`cvt.rzi.s32.f32`).
+    Destination,
+    /// Integer to float (`cvt.rn.f32.s32`).
+    Source,
 }
 
 /// The functions of the SASS special-function unit (MUFU), SEMANTICS §2.
@@ -254,6 +302,9 @@ pub struct Instr {
     pub(crate) mode: Mode,
     pub(crate) mods: Modifiers,
     pub(crate) ty: Type,
+    /// The floating-point format of one element on the instruction's floating-point side
+    /// ([`Instr::format`]).
+    pub(crate) fmt: Format,
     /// Per number n < 4 of source operands: the lowest `sm_XX` (as XX) that has the spelling
     /// with n sources, or 0 when it does not take n (three-input `min`/`max` are sm_100, their
     /// two-input forms older).
@@ -270,7 +321,17 @@ impl Instr {
     /// An instruction not yet checked against the catalog: what the parser builds before it
     /// resolves the spelling.
     pub(crate) const fn candidate(opcode: Opcode, mode: Mode, mods: Modifiers, ty: Type) -> Instr {
-        Instr { opcode, mode, mods, ty, min_sm_by_count: [0; 4], min_sm: 0, src_bits: 0, route: Route::General }
+        // Every legal spelling has a floating-point side; a candidate with none (an integer type
+        // outside cvt, or cvt between integers) is never resolved, and gets f32 here.
+        let fmt = match (ty.float(), opcode) {
+            (Some(fmt), _) => fmt,
+            (None, Opcode::Cvt { from }) => match from.float() {
+                Some(fmt) => fmt,
+                None => Format::F32,
+            },
+            (None, _) => Format::F32,
+        };
+        Instr { opcode, mode, mods, ty, fmt, min_sm_by_count: [0; 4], min_sm: 0, src_bits: 0, route: Route::General }
     }
 
     /// A legal spelling with its (operand count, lowest architecture) pairs, with everything
@@ -348,9 +409,20 @@ impl Instr {
         n < 4 && self.min_sm_by_count[n] != 0
     }
 
-    /// The scalar format results are written in.
+    /// The floating-point format the instruction works in: the element format of its type, or
+    /// for a `cvt` to an integer type, the source's.
     pub fn format(&self) -> Format {
-        self.ty.scalar()
+        self.fmt
+    }
+
+    /// For a `cvt` between an integer and a floating-point type: the integer type and whether
+    /// it is the destination.
+    pub fn integer_side(&self) -> Option<(IntType, IntSide)> {
+        match (self.opcode, self.ty) {
+            (_, Type::Int(t)) => Some((t, IntSide::Destination)),
+            (Opcode::Cvt { from: Type::Int(t) }, _) => Some((t, IntSide::Source)),
+            _ => None,
+        }
     }
 
     /// How well the returned bits are established (see [`Evidence`]).
@@ -360,6 +432,10 @@ impl Instr {
             // The same-format NaN rules (f32/f64 moves keep a signalling NaN, f16/bf16 make it
             // canonical) are documented nowhere: an H200 showed them (data/hardware/h200-sm90/cvt/).
             Opcode::Cvt { from } if from == self.ty => Evidence::HardwareVerified,
+            // Float → integer NaN results and the clamping of out-of-range values are not in
+            // PTX either: the H200's results on every operand of the ≤16-bit sources and on
+            // samples of the others (data/hardware/h200-sm90/cvt/).
+            Opcode::Cvt { .. } if self.integer_side().is_some() => Evidence::HardwareVerified,
             Opcode::Testp(_)
             | Opcode::Copysign
             | Opcode::Add

@@ -8,6 +8,6 @@ mod parse;
 mod target;
 
 pub use eval::EvalError;
-pub use instr::{Evidence, Instr, Mode, Modifiers, MufuFn, Opcode, RroMode, Type};
+pub use instr::{Element, Evidence, Instr, IntSide, Mode, Modifiers, MufuFn, Opcode, RroMode, Type};
 pub use parse::{ParseError, ParseErrorKind};
 pub use target::{Target, KNOWN_SM};

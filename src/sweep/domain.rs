@@ -61,6 +61,12 @@ impl PatternSet {
         PatternSet { fmt, intervals: vec![(0, top)] }
     }
 
+    /// The patterns `0..=last` of the format's width: every word of an integer type of
+    /// `last`'s width (enumerated, or sampled as `fmt`'s patterns are).
+    pub fn first_patterns(fmt: Format, last: u64) -> PatternSet {
+        PatternSet { fmt, intervals: vec![(0, last & fmt.mask())] }
+    }
+
     /// The positive values of binade `e`: [2^e, 2^(e+1)), normals only.
     pub fn binade(fmt: Format, e: i32) -> Result<PatternSet, String> {
         let (lo, hi) = (fmt.emin(), fmt.emax());

@@ -39,7 +39,7 @@ impl Reference {
             return Err(format!(
                 "{instr} evaluates each element of a packed .{} word independently: sweep its scalar form (.{})",
                 ty.name(),
-                ty.scalar().name()
+                instr.format().name()
             ));
         }
         let mods = instr.modifiers();
@@ -56,14 +56,14 @@ impl Reference {
             Opcode::Mufu(MufuFn::Rcp) => Some((MathFn::Rcp, true)),
             Opcode::Mufu(MufuFn::Rsq) => Some((MathFn::Rsqrt, true)),
             Opcode::Mufu(MufuFn::Sqrt) => Some((MathFn::Sqrt, true)),
-            Opcode::Mufu(MufuFn::Ex2) => Some((MathFn::Ex2, ty.scalar() != Format::F16)),
+            Opcode::Mufu(MufuFn::Ex2) => Some((MathFn::Ex2, instr.format() != Format::F16)),
             Opcode::Mufu(MufuFn::Lg2) => Some((MathFn::Lg2, true)),
             Opcode::Mufu(MufuFn::Sin) => Some((MathFn::SinTurns, true)),
             Opcode::Mufu(MufuFn::Cos) => Some((MathFn::CosTurns, true)),
             Opcode::Mufu(MufuFn::Tanh) => Some((MathFn::Tanh, false)),
             _ => None,
         };
-        let fmt = ty.scalar();
+        let fmt = instr.format();
         if let Some((f, ftz)) = math {
             if fmt == Format::F64 && !matches!(f, MathFn::Rcp | MathFn::Sqrt | MathFn::Rsqrt) {
                 return Err(format!("no f64 reference for {}", f.formula()));

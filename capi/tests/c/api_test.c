@@ -50,6 +50,7 @@ static void *typed(const uint64_t *words, size_t n, uint32_t bits) {
   size_t i;
   void *buf = xmalloc(n * (bits / 8));
   for (i = 0; i < n; i++) {
+    if (bits == 8) ((uint8_t *)buf)[i] = (uint8_t)words[i];
     if (bits == 16) ((uint16_t *)buf)[i] = (uint16_t)words[i];
     if (bits == 32) ((uint32_t *)buf)[i] = (uint32_t)words[i];
     if (bits == 64) ((uint64_t *)buf)[i] = words[i];
@@ -58,6 +59,7 @@ static void *typed(const uint64_t *words, size_t n, uint32_t bits) {
 }
 
 static uint64_t word_at(const void *buf, size_t i, uint32_t bits) {
+  if (bits == 8) return ((const uint8_t *)buf)[i];
   if (bits == 16) return ((const uint16_t *)buf)[i];
   if (bits == 32) return ((const uint32_t *)buf)[i];
   return ((const uint64_t *)buf)[i];

@@ -6,6 +6,7 @@
 //! definition in parallel.
 
 mod convert;
+mod cvt_int;
 mod div_sqrt;
 mod exact;
 #[cfg(target_arch = "x86_64")]
@@ -107,9 +108,11 @@ fn select_for<L: Isa>(instr: &Instr, target: Target) -> Option<Kernel> {
     if let Some(kernel) = f64_directed::select::<L>(instr) {
         return Some(kernel);
     }
-    // cvt from a float format to itself (same_format.rs) and between the float formats
-    // (convert.rs)
-    if let Some(kernel) = same_format::select::<L>(instr).or_else(|| convert::select::<L>(instr)) {
+    // cvt from a float format to itself (same_format.rs), between the float formats
+    // (convert.rs) and between the integer types and the float formats (cvt_int.rs)
+    if let Some(kernel) =
+        same_format::select::<L>(instr).or_else(|| convert::select::<L>(instr)).or_else(|| cvt_int::select::<L>(instr))
+    {
         return Some(kernel);
     }
     // abs, neg and copysign (sign.rs); testp on f32 and f64 (testp.rs)

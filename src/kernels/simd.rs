@@ -273,6 +273,12 @@ macro_rules! integer {
                 Simd(zip(self.0, rhs.0, <$t>::min))
             }
 
+            /// The leading zero bits of each lane (its width for 0).
+            #[inline(always)]
+            pub(crate) fn leading_zeros(self) -> Self {
+                Simd(lanewise(self.0, 0, |a| a.leading_zeros() as $t))
+            }
+
             #[inline(always)]
             pub(crate) fn max(self, rhs: Self) -> Self {
                 Simd(zip(self.0, rhs.0, <$t>::max))

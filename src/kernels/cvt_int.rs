@@ -10,7 +10,7 @@
 //!   largest binade (f16 only) ±Inf or the largest finite value, as the direction says.
 //!   `.sat` clamps to [+0, 1].
 
-use super::lanes::{each, map_to, Dir, Rm, Rn, Rp, Rz};
+use super::lanes::{each, map_to};
 use super::level::Isa;
 use super::simd::u64x8;
 use super::Kernel;
@@ -33,20 +33,17 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
         IntSide::Destination => (float, int.bits()),
         IntSide::Source => (int.bits(), float),
     };
-    Some(Kernel::Bytes(match instr.rounding() {
-        Rounding::Rn => by_widths::<L, Rn>(side, src, dst)?,
-        Rounding::Rz => by_widths::<L, Rz>(side, src, dst)?,
-        Rounding::Rm => by_widths::<L, Rm>(side, src, dst)?,
-        Rounding::Rp => by_widths::<L, Rp>(side, src, dst)?,
-    }))
+    by_widths::<L>(side, src, dst).map(Kernel::Bytes)
 }
 
-/// The kernel for source and result words of `src` and `dst` bits.
-fn by_widths<L: Isa, R: Dir>(side: IntSide, src: u32, dst: u32) -> Option<BytesKernel> {
+/// The kernel for source and result words of `src` and `dst` bits. (The rounding direction is
+/// a value the lanes select on, not a type: a kernel per direction made the build minutes
+/// longer for no measurable speed.)
+fn by_widths<L: Isa>(side: IntSide, src: u32, dst: u32) -> Option<BytesKernel> {
     macro_rules! words {
         ($kernel:ident; $($s:ty, $d:ty);*) => {
             match (src, dst) {
-                $((<$s>::BITS, <$d>::BITS) => Some($kernel::<L, R, $s, $d> as BytesKernel),)*
+                $((<$s>::BITS, <$d>::BITS) => Some($kernel::<L, $s, $d> as BytesKernel),)*
                 _ => None,
             }
         };
@@ -60,30 +57,31 @@ fn by_widths<L: Isa, R: Dir>(side: IntSide, src: u32, dst: u32) -> Option<BytesK
 }
 
 /// `cvt.{rni,rzi,rmi,rpi}{.ftz}{.sat}.int.float` (`.sat` changes nothing).
-fn to_int<L: Isa, R: Dir, S: Word + Default, D: Word + Default>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+fn to_int<L: Isa, S: Word + Default, D: Word + Default>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
     let Type::Int(to) = instr.ty() else { unreachable!("selected for an integer destination") };
     let (from, ftz) = (instr.format(), instr.modifiers().ftz && instr.format() == Format::F32);
+    let rnd = instr.rounding();
     map_to::<L, S, D, N, 1>(
         &[bytemuck::cast_slice(srcs[0])],
         bytemuck::cast_slice_mut(dst),
         #[inline(always)]
         |[a]| {
             let a = u64x8::new(each(a, Word::to_u64));
-            each(float_to_int::<R>(from, to, a, ftz).to_array(), D::from_u64)
+            each(float_to_int(from, to, a, rnd, ftz).to_array(), D::from_u64)
         },
     );
 }
 
 /// `cvt.{rn,rz,rm,rp}{.ftz}{.sat}.float.int` (`.ftz` changes nothing).
-fn from_int<L: Isa, R: Dir, S: Word + Default, D: Word + Default>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+fn from_int<L: Isa, S: Word + Default, D: Word + Default>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
     let Type::Int(from) = instr.source_type(0) else { unreachable!("selected for an integer source") };
-    let (to, sat) = (instr.format(), instr.modifiers().sat);
+    let (to, sat, rnd) = (instr.format(), instr.modifiers().sat, instr.rounding());
     map_to::<L, S, D, N, 1>(
         &[bytemuck::cast_slice(srcs[0])],
         bytemuck::cast_slice_mut(dst),
         #[inline(always)]
         |[a]| {
-            let r = int_to_float::<R>(from, to, u64x8::new(each(a, Word::to_u64)));
+            let r = int_to_float(from, to, u64x8::new(each(a, Word::to_u64)), rnd);
             each(if sat { saturate(to, r) } else { r }.to_array(), D::from_u64)
         },
     );
@@ -99,8 +97,8 @@ fn mask(x: u64x8) -> u64x8 {
 /// discarded part is nonzero and (to nearest) whether it is above or at half a unit with an
 /// odd kept part.
 #[inline(always)]
-fn rounds_up<R: Dir>(neg: u64x8, inexact: u64x8, nearest: u64x8) -> u64x8 {
-    match R::R {
+fn rounds_up(rnd: Rounding, neg: u64x8, inexact: u64x8, nearest: u64x8) -> u64x8 {
+    match rnd {
         Rounding::Rn => nearest,
         Rounding::Rz => u64x8::ZERO,
         Rounding::Rm => neg & inexact,
@@ -110,7 +108,7 @@ fn rounds_up<R: Dir>(neg: u64x8, inexact: u64x8, nearest: u64x8) -> u64x8 {
 
 /// [`crate::ops::cvt_int::float_to_int`] on eight operands.
 #[inline(always)]
-fn float_to_int<R: Dir>(from: Format, to: IntType, a: u64x8, ftz: bool) -> u64x8 {
+fn float_to_int(from: Format, to: IntType, a: u64x8, rnd: Rounding, ftz: bool) -> u64x8 {
     let splat = u64x8::splat;
     let zero = u64x8::ZERO;
     let fb = from.frac_bits();
@@ -135,7 +133,7 @@ fn float_to_int<R: Dir>(from: Format, to: IntType, a: u64x8, ftz: bool) -> u64x8
     let half = splat(1).unbounded_shl(right_count - splat(1));
     let odd = mask(quotient & splat(1));
     let nearest = mask(right_count) & (remainder.simd_gt(half) | (remainder.simd_eq(half) & odd));
-    let up = rounds_up::<R>(neg, mask(remainder), nearest);
+    let up = rounds_up(rnd, neg, mask(remainder), nearest);
     let m = mask(right_count).select(quotient + (up & splat(1)), left);
     // Clamped to the destination's range.
     let top = 1u64 << (to.bits() - 1);
@@ -152,7 +150,7 @@ fn float_to_int<R: Dir>(from: Format, to: IntType, a: u64x8, ftz: bool) -> u64x8
 
 /// [`crate::ops::cvt_int::int_to_float`] on eight operands.
 #[inline(always)]
-fn int_to_float<R: Dir>(from: IntType, to: Format, a: u64x8) -> u64x8 {
+fn int_to_float(from: IntType, to: Format, a: u64x8, rnd: Rounding) -> u64x8 {
     let splat = u64x8::splat;
     let zero = u64x8::ZERO;
     let n = from.bits();
@@ -170,13 +168,13 @@ fn int_to_float<R: Dir>(from: IntType, to: Format, a: u64x8) -> u64x8 {
     let half = splat(1 << 63);
     let odd = mask(kept & splat(1));
     let nearest = rest.simd_gt(half) | (rest.simd_eq(half) & odd);
-    let rounded = kept + (rounds_up::<R>(neg, mask(rest), nearest) & splat(1));
+    let rounded = kept + (rounds_up(rnd, neg, mask(rest), nearest) & splat(1));
     // A carry out of the top bit gives 2^p: 2^(p−1) one binade up.
     let carry = rounded >> p;
     let (sig, exp) = (rounded.unbounded_shr(carry), exp + carry);
     let packed = ((exp + splat(to.bias() as u64)) << to.frac_bits()) | (sig & splat(to.frac_mask()));
     let (inf, max) = (splat(to.inf(false)), splat(to.max_finite(false)));
-    let overflow = match R::R {
+    let overflow = match rnd {
         Rounding::Rn => inf,
         Rounding::Rz => max,
         Rounding::Rm => neg.select(inf, max),

@@ -1,5 +1,9 @@
 //! Buffers of the widths an instruction reads and writes, for `eval_batch_at` (the code under
-//! test), from and to words held in u64.
+//! test), from and to words held in u64; the comparison of the kernels with the scalar
+//! definition.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 use ptxfp::{with_words, Instr, SimdLevel, Target, Word, WordsFn};
 
@@ -31,4 +35,50 @@ pub fn batch(instr: &Instr, target: Target, level: SimdLevel, srcs: &[Vec<u64>],
     let (sb, db) = (instr.source_type(0).bits(), instr.result_bits());
     with_words(sb, db, Typed { instr, target, level, srcs, offset })
         .unwrap_or_else(|| panic!("{instr}: unexpected widths {sb}, {db}"))
+}
+
+/// Mismatches of `instr`'s kernels at `levels` on `srcs` against the scalar definition
+/// (`eval_unchecked`): their count and up to 10 reports.
+pub fn compare(instr: &Instr, target: Target, levels: &[SimdLevel], srcs: &[Vec<u64>]) -> (u64, Vec<String>) {
+    let got: Vec<Vec<u64>> = levels.iter().map(|&level| batch(instr, target, level, srcs, 0)).collect();
+    let (mut failed, mut examples) = (0, Vec::new());
+    let mut ops = [0u64; 3];
+    for i in 0..srcs[0].len() {
+        for (op, src) in ops.iter_mut().zip(srcs) {
+            *op = src[i];
+        }
+        let ops = &ops[..srcs.len()];
+        let want = instr.eval_unchecked(target, ops);
+        for (level, got) in levels.iter().zip(&got) {
+            if got[i] != want {
+                failed += 1;
+                if examples.len() < 10 {
+                    examples.push(format!("[{level}] {instr} {ops:#x?}: kernel {:#x} scalar {want:#x}", got[i]));
+                }
+            }
+        }
+    }
+    (failed, examples)
+}
+
+/// Collects the mismatches of [`compare`] across parallel blocks and fails with the first
+/// reports.
+#[derive(Default)]
+pub struct Tally {
+    failed: AtomicU64,
+    examples: Mutex<Vec<String>>,
+}
+
+impl Tally {
+    pub fn add(&self, (failed, examples): (u64, Vec<String>)) {
+        self.failed.fetch_add(failed, Ordering::Relaxed);
+        let mut all = self.examples.lock().unwrap();
+        let room = 10usize.saturating_sub(all.len());
+        all.extend(examples.into_iter().take(room));
+    }
+
+    pub fn check(self, what: &str) {
+        let failed = self.failed.into_inner();
+        assert_eq!(failed, 0, "{what}: {failed} mismatches, e.g.\n{}", self.examples.into_inner().unwrap().join("\n"));
+    }
 }

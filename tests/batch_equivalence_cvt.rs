@@ -20,9 +20,8 @@
 
 mod common;
 
-use common::batch::{compare, Tally};
+use common::batch::{assert_vectorized_at_every_level, compare, levels, spellings_on_their_targets, Tally};
 use common::{cvt_operand, operand, seed, Layout, Rng};
-use ptxfp::ptx::{catalog, KNOWN_SM};
 use ptxfp::{Format, Instr, Opcode, SimdLevel, Target};
 use rayon::prelude::*;
 
@@ -34,33 +33,18 @@ const BLOCK: usize = (1 << 14) + 13;
 
 /// Every float-to-float `cvt` of the catalog with a target that has it.
 fn spellings() -> Vec<(Instr, Target)> {
-    catalog::entries()
-        .iter()
-        .filter(|e| matches!(e.instr.opcode(), Opcode::Cvt { .. }) && e.instr.integer_side().is_none())
-        .map(|e| {
-            let sm = KNOWN_SM.iter().copied().find(|&sm| sm >= e.min_sm).unwrap();
-            (e.instr, Target::new(sm).unwrap())
-        })
-        .collect()
+    spellings_on_their_targets(|i| matches!(i.opcode(), Opcode::Cvt { .. }) && i.integer_side().is_none())
 }
 
 fn source(instr: &Instr) -> Format {
     instr.source_type(0).float().expect("a float-to-float cvt")
 }
 
-fn levels() -> Vec<SimdLevel> {
-    SimdLevel::ALL.into_iter().filter(|l| l.is_supported()).collect()
-}
-
 #[test]
 fn every_cvt_spelling_is_vectorized() {
     let all = spellings();
     assert_eq!(all.len(), 85 + 45, "the float-to-float cvt spellings of the catalog: between formats and same-format");
-    for level in levels() {
-        for (instr, target) in &all {
-            assert!(instr.is_vectorized_at(*target, level), "{instr} has no SIMD kernel at {level}");
-        }
-    }
+    assert_vectorized_at_every_level(&all);
 }
 
 #[test]

@@ -17,9 +17,8 @@
 
 mod common;
 
-use common::batch::{compare, Tally};
+use common::batch::{assert_vectorized_at_every_level, compare, levels, spellings_on_their_targets, Tally};
 use common::{operand, seed, Layout, Rng};
-use ptxfp::ptx::{catalog, KNOWN_SM};
 use ptxfp::{Element, Instr, IntType, Rounding, SimdLevel, Target, Type};
 use rayon::prelude::*;
 
@@ -31,29 +30,14 @@ const BLOCK: usize = (1 << 14) + 13;
 
 /// Every integer conversion of the catalog with a target that has it.
 fn spellings() -> Vec<(Instr, Target)> {
-    catalog::entries()
-        .iter()
-        .filter(|e| e.instr.integer_side().is_some())
-        .map(|e| {
-            let sm = KNOWN_SM.iter().copied().find(|&sm| sm >= e.min_sm).unwrap();
-            (e.instr, Target::new(sm).unwrap())
-        })
-        .collect()
-}
-
-fn levels() -> Vec<SimdLevel> {
-    SimdLevel::ALL.into_iter().filter(|l| l.is_supported()).collect()
+    spellings_on_their_targets(|i| i.integer_side().is_some())
 }
 
 #[test]
 fn every_integer_cvt_is_vectorized() {
     let all = spellings();
     assert_eq!(all.len(), 576, "the integer cvt spellings of the catalog");
-    for level in levels() {
-        for (instr, target) in &all {
-            assert!(instr.is_vectorized_at(*target, level), "{instr} has no SIMD kernel at {level}");
-        }
-    }
+    assert_vectorized_at_every_level(&all);
 }
 
 #[test]

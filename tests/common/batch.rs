@@ -5,6 +5,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
+use ptxfp::ptx::{catalog, KNOWN_SM};
 use ptxfp::{with_words, Instr, SimdLevel, Target, Word, WordsFn};
 
 /// Batch-evaluate at `level` with words of the right widths, starting `offset` words into the
@@ -80,5 +81,32 @@ impl Tally {
     pub fn check(self, what: &str) {
         let failed = self.failed.into_inner();
         assert_eq!(failed, 0, "{what}: {failed} mismatches, e.g.\n{}", self.examples.into_inner().unwrap().join("\n"));
+    }
+}
+
+/// The SIMD levels this processor runs.
+pub fn levels() -> Vec<SimdLevel> {
+    SimdLevel::ALL.into_iter().filter(|l| l.is_supported()).collect()
+}
+
+/// The catalog's spellings for which `keep` holds, each with the oldest known target that has
+/// it.
+pub fn spellings_on_their_targets(keep: impl Fn(&Instr) -> bool) -> Vec<(Instr, Target)> {
+    catalog::entries()
+        .iter()
+        .filter(|e| keep(&e.instr))
+        .map(|e| {
+            let sm = KNOWN_SM.iter().copied().find(|&sm| sm >= e.min_sm).unwrap();
+            (e.instr, Target::new(sm).unwrap())
+        })
+        .collect()
+}
+
+/// Fails unless every spelling has a kernel at every level this processor runs.
+pub fn assert_vectorized_at_every_level(all: &[(Instr, Target)]) {
+    for level in levels() {
+        for (instr, target) in all {
+            assert!(instr.is_vectorized_at(*target, level), "{instr} has no SIMD kernel at {level}");
+        }
     }
 }

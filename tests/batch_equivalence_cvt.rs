@@ -20,7 +20,9 @@
 
 mod common;
 
-use common::batch::{assert_vectorized_at_every_level, compare, levels, spellings_on_their_targets, Tally};
+use common::batch::{
+    assert_vectorized_at_every_level, compare, every_u32_operand, levels, spellings_on_their_targets, Tally,
+};
 use common::{cvt_operand, operand, seed, Layout, Rng};
 use ptxfp::{Format, Instr, Opcode, SimdLevel, Target};
 use rayon::prelude::*;
@@ -146,24 +148,7 @@ fn from_f32_every_operand_against_half() {
     let level = SimdLevel::active();
     for spelling in ["cvt.rn.f16.f32", "cvt.rp.f16.f32", "cvt.rn.bf16.f32"] {
         let instr: Instr = spelling.parse().unwrap();
-        let start = std::time::Instant::now();
-        let failed: Vec<String> = (0u32..1 << 12)
-            .into_par_iter()
-            .flat_map_iter(|hi| {
-                let operands: Vec<u32> = ((hi << 20)..=(hi << 20 | 0xF_FFFF)).collect();
-                let mut got = vec![0u16; operands.len()];
-                instr.eval_batch_at(Target::DEFAULT, level, &[&operands], &mut got).unwrap();
-                let wrong: Vec<String> = operands
-                    .iter()
-                    .zip(got)
-                    .filter(|&(&a, r)| r != half_reference(spelling, a))
-                    .take(3)
-                    .map(|(&a, r)| format!("{spelling} {a:#x}: kernel {r:#x}, half {:#x}", half_reference(spelling, a)))
-                    .collect();
-                wrong
-            })
-            .collect();
-        eprintln!("{spelling}: every operand in {:.1?}", start.elapsed());
+        let failed = every_u32_operand(&instr, level, |a| half_reference(spelling, a));
         assert!(failed.is_empty(), "{} blocks differ from the half crate: {failed:?}", failed.len());
     }
 }

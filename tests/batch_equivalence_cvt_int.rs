@@ -17,7 +17,9 @@
 
 mod common;
 
-use common::batch::{assert_vectorized_at_every_level, compare, levels, spellings_on_their_targets, Tally};
+use common::batch::{
+    assert_vectorized_at_every_level, compare, every_u32_operand, levels, spellings_on_their_targets, Tally,
+};
 use common::{operand, seed, Layout, Rng};
 use ptxfp::{Element, Instr, IntType, Rounding, SimdLevel, Target, Type};
 use rayon::prelude::*;
@@ -189,24 +191,7 @@ fn f32_and_s32_every_operand_against_rust() {
             let spelling =
                 if to_int { format!("cvt.{}i.s32.f32", rnd.name()) } else { format!("cvt.{}.f32.s32", rnd.name()) };
             let instr: Instr = spelling.parse().unwrap();
-            let start = std::time::Instant::now();
-            let failed: Vec<String> = (0u32..1 << 12)
-                .into_par_iter()
-                .flat_map_iter(|hi| {
-                    let operands: Vec<u32> = ((hi << 20)..=(hi << 20 | 0xF_FFFF)).collect();
-                    let mut got = vec![0u32; operands.len()];
-                    instr.eval_batch_at(Target::DEFAULT, level, &[&operands], &mut got).unwrap();
-                    let wrong: Vec<String> = operands
-                        .iter()
-                        .zip(got)
-                        .filter(|&(&a, r)| r != reference(rnd, to_int, a))
-                        .take(3)
-                        .map(|(&a, r)| format!("{instr} {a:#x}: kernel {r:#x}, Rust {:#x}", reference(rnd, to_int, a)))
-                        .collect();
-                    wrong
-                })
-                .collect();
-            eprintln!("{instr}: every operand in {:.1?}", start.elapsed());
+            let failed = every_u32_operand(&instr, level, |a| reference(rnd, to_int, a));
             assert!(failed.is_empty(), "{} blocks differ from Rust's conversion: {failed:?}", failed.len());
         }
     }

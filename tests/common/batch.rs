@@ -110,3 +110,32 @@ pub fn assert_vectorized_at_every_level(all: &[(Instr, Target)]) {
         }
     }
 }
+
+/// `instr`'s kernel at `level` on all 2^32 operands of a 32-bit source against `reference`
+/// (the target sm_90), in blocks of 2^20 on every core: up to three reports per differing
+/// block, and the time it took on standard error.
+pub fn every_u32_operand<D>(instr: &Instr, level: SimdLevel, reference: impl Fn(u32) -> D + Sync) -> Vec<String>
+where
+    D: Word + PartialEq + std::fmt::LowerHex,
+{
+    use rayon::prelude::*;
+    let start = std::time::Instant::now();
+    let failed = (0u32..1 << 12)
+        .into_par_iter()
+        .flat_map_iter(|hi| {
+            let operands: Vec<u32> = ((hi << 20)..=(hi << 20 | 0xF_FFFF)).collect();
+            let mut got = vec![D::from_u64(0); operands.len()];
+            instr.eval_batch_at(Target::DEFAULT, level, &[&operands], &mut got).unwrap();
+            let wrong: Vec<String> = operands
+                .iter()
+                .zip(got)
+                .filter(|&(&a, r)| r != reference(a))
+                .take(3)
+                .map(|(&a, r)| format!("{instr} {a:#x}: kernel {r:#x}, reference {:#x}", reference(a)))
+                .collect();
+            wrong
+        })
+        .collect();
+    eprintln!("{instr}: every operand in {:.1?}", start.elapsed());
+    failed
+}

@@ -12,6 +12,7 @@
 
 use super::lanes::{each, map_to};
 use super::level::Isa;
+use super::same_format::saturate;
 use super::simd::u64x8;
 use super::Kernel;
 use crate::batch::Word;
@@ -82,7 +83,8 @@ fn from_int<L: Isa, S: Word + Default, D: Word + Default>(instr: &Instr, srcs: &
         #[inline(always)]
         |[a]| {
             let r = int_to_float(from, to, u64x8::new(each(a, Word::to_u64)), rnd);
-            each(if sat { saturate(to, r) } else { r }.to_array(), D::from_u64)
+            // `.sat`: the result is never NaN, so it stands for its operand too.
+            each(if sat { saturate(to, r, r) } else { r }.to_array(), D::from_u64)
         },
     );
 }
@@ -182,12 +184,4 @@ fn int_to_float(from: IntType, to: Format, a: u64x8, rnd: Rounding) -> u64x8 {
     };
     let magnitude = exp.simd_gt(splat(to.emax() as u64)).select(overflow, packed);
     m.simd_eq(zero).select(zero, magnitude | (neg & splat(to.sign_bit())))
-}
-
-/// `.sat` on results that are never NaN: negative values to +0, at most 1.0
-/// ([`crate::round::saturate`]).
-#[inline(always)]
-fn saturate(fmt: Format, r: u64x8) -> u64x8 {
-    let negative = mask(r & u64x8::splat(fmt.sign_bit()));
-    negative.select(u64x8::ZERO, r.min(u64x8::splat(fmt.one())))
 }

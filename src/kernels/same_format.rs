@@ -61,7 +61,7 @@ where
 /// `.sat` on the result `r` of operand `a`: +0 for a NaN operand and for negative results (−0
 /// included), at most 1.0 (\[`crate::round::saturate`\]).
 #[inline(always)]
-fn saturate<B: Unsigned>(fmt: Format, a: B, r: B) -> B {
+pub(super) fn saturate<B: Unsigned>(fmt: Format, a: B, r: B) -> B {
     let zero = is_nan(fmt, a) | (r & B::splat_bits(fmt.sign_bit())).simd_ne(B::splat_bits(0));
     let one = B::splat_bits(fmt.one());
     zero.select(B::splat_bits(0), r.simd_gt(one).select(one, r))

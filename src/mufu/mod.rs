@@ -152,7 +152,8 @@ impl Tables {
 #[inline]
 pub(crate) fn sq(v: u32) -> u32 {
     let a = v >> 9;
-    let mixed: u32 = (2..=8).map(|j| (v >> j & 1) * (a >> (9 - j))).sum();
+    // An exclusive range: `2..=8` kept the loop rolled (RangeInclusive's exhaustion flag).
+    let mixed: u32 = (2..9).map(|j| (v >> j & 1) * (a >> (9 - j))).sum();
     ((a * a) >> 1) + mixed
 }
 

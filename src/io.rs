@@ -233,15 +233,20 @@ impl fmt::Display for Dtype {
 /// predicate, written as 0 or 1 in a word of the source width; the fixed-point word of RRO; the
 /// high f64 words of MUFU.RCP64H and MUFU.RSQ64H).
 pub fn result_dtype(instr: &Instr) -> Dtype {
-    let not_a_value =
-        matches!(instr.opcode(), Opcode::Testp(_) | Opcode::Rro(_) | Opcode::Mufu(MufuFn::Rcp64h | MufuFn::Rsq64h));
+    let value = writes_a_value(instr);
     match instr.ty() {
-        Type::F16 if !not_a_value => Dtype::Float16,
-        Type::F32 if !not_a_value => Dtype::Float32,
-        Type::F64 if !not_a_value => Dtype::Float64,
+        Type::F16 if value => Dtype::Float16,
+        Type::F32 if value => Dtype::Float32,
+        Type::F64 if value => Dtype::Float64,
         Type::Int(t) => Dtype::accepted(Type::Int(t))[0],
         _ => Dtype::unsigned(instr.result_bits()),
     }
+}
+
+/// Whether `instr`'s result word is a value of its type: not the `testp` predicate, the
+/// fixed-point word of RRO or the high f64 word of MUFU.RCP64H/RSQ64H.
+pub fn writes_a_value(instr: &Instr) -> bool {
+    !matches!(instr.opcode(), Opcode::Testp(_) | Opcode::Rro(_) | Opcode::Mufu(MufuFn::Rcp64h | MufuFn::Rsq64h))
 }
 
 /// How a file stores its words, decided by its name.

@@ -99,9 +99,7 @@ def pairs():
     has it (sm_90 where it does; RRO only exists up to sm_62, f32x2 from sm_100)."""
     seen = []
     for entry in ptxfp.ops():
-        sm = max(entry["min_sm"], 90) if entry["min_sm"] <= 90 else entry["min_sm"]
-        if entry["spelling"].startswith("RRO"):
-            sm = 52
+        sm = 52 if entry["spelling"].startswith("RRO") else max(entry["min_sm"], 90)
         seen.append((entry["spelling"], entry["operands"], f"sm_{sm}"))
     return seen
 

@@ -5,6 +5,8 @@
 //! - **float → integer**: the operand taken apart, its significand shifted to the integer's
 //!   units (left, exactly, or right with the rounding of [`crate::round::shift_right_round`]),
 //!   then clamped to the destination's range; NaN gives 0 or the top-bit-only integer.
+//!   Where the level rounds floats to integral values in one instruction (AVX2, AVX-512) the
+//!   f32 and f64 operands take [`float_lanes`] instead.
 //! - **integer → float**: the magnitude normalised by its leading zeros, its top `p` bits
 //!   rounded in the direction (a carry moves it up a binade), then packed; past the format's
 //!   largest binade (f16 only) ±Inf or the largest finite value, as the direction says.
@@ -34,6 +36,11 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
         IntSide::Destination => (float, int.bits()),
         IntSide::Source => (int.bits(), float),
     };
+    if side == IntSide::Destination && L::AVX2 && (L::AVX512 || dst <= 32) {
+        if let Some(kernel) = float_lanes::select::<L>(float, int) {
+            return Some(Kernel::Bytes(kernel));
+        }
+    }
     by_widths::<L>(side, src, dst).map(Kernel::Bytes)
 }
 
@@ -184,4 +191,189 @@ fn int_to_float(from: IntType, to: Format, a: u64x8, rnd: Rounding) -> u64x8 {
     };
     let magnitude = exp.simd_gt(splat(to.emax() as u64)).select(overflow, packed);
     m.simd_eq(zero).select(zero, magnitude | (neg & splat(to.sign_bit())))
+}
+
+/// `cvt.{rni,rzi,rmi,rpi}{.ftz}{.sat}.int.{f32,f64}` in float lanes, for levels that round to
+/// an integral value in one instruction (ROUNDPS/VRNDSCALE) and, for 64-bit integers, convert
+/// in one (AVX-512DQ): the
+/// operand (flushed first under `.ftz`) rounded by Rust's `round_ties_even`/`trunc`/`floor`/
+/// `ceil`, then clamped to the integer's range and converted ([`Saturating`]), NaN giving 0
+/// from f32 to at most 32 bits and the top-bit-only integer otherwise: the rules of
+/// [`crate::ops::cvt_int::float_to_int`].
+mod float_lanes {
+    use super::{BytesKernel, Isa, Rounding};
+    use crate::batch::Word;
+    use crate::kernels::lanes::{each, map_to};
+    use crate::ops::cvt_int::IntType;
+    use crate::ptx::{Instr, Type};
+
+    /// A float lane type: f32 (sixteen lanes a group, one AVX-512 register) or f64 (eight).
+    trait Lane: Copy + Default {
+        type Bits: Word + Default;
+        const N: usize;
+        fn from_bits(bits: Self::Bits) -> Self;
+        /// Zero (of the same sign) where subnormal: `.ftz` of f32.
+        fn flushed(self) -> Self;
+        fn is_nan(self) -> bool;
+        fn round_ties_even(self) -> Self;
+        fn trunc(self) -> Self;
+        fn floor(self) -> Self;
+        fn ceil(self) -> Self;
+        /// An integral value converted with `cvt`'s saturation to the integer word `D`.
+        fn saturating<D: Saturating, const SIGNED: bool>(self) -> D;
+    }
+
+    /// A result word converted from an integral float (or an infinity or NaN) with the
+    /// saturation of `cvt` (read as the signed integer of the width when `SIGNED`, its two's
+    /// complement word): clamped below to the integer's minimum (NaN too; the caller writes
+    /// NaN's result), at or above 2^(bits) (2^(bits−1) if signed) its maximum, converted
+    /// exactly in between. Written as compares, selects and an in-range conversion, which
+    /// vectorize (MAXPS, MINPS, CVTTPS2DQ, …); Rust's saturating `as` did not.
+    trait Saturating: Word + Default {
+        fn from_f32<const SIGNED: bool>(r: f32) -> Self;
+        fn from_f64<const SIGNED: bool>(r: f64) -> Self;
+    }
+
+    macro_rules! clamped {
+        ($r:expr, $f:ty, $int:ty) => {{
+            let lo = <$int>::MIN as $f; // 0 or −2^(bits−1): exact
+                                        // 2^(bits) or 2^(bits−1), exact, and the largest float below it.
+            let limit = (1u128 << (<$int>::BITS - u32::from(<$int>::MIN != 0))) as $f;
+            let below = <$f>::from_bits(limit.to_bits() - 1);
+            let r = if $r > lo { $r } else { lo };
+            let c = if r < below { r } else { below };
+            // SAFETY: c is integral (or lo) and lies in [MIN, MAX].
+            let v = unsafe { c.to_int_unchecked::<$int>() };
+            if r >= limit {
+                <$int>::MAX
+            } else {
+                v
+            }
+        }};
+    }
+
+    macro_rules! saturating {
+        ($($u:ty, $i:ty);*) => {$(
+            impl Saturating for $u {
+                #[inline(always)]
+                fn from_f32<const SIGNED: bool>(r: f32) -> $u {
+                    if SIGNED { clamped!(r, f32, $i) as $u } else { clamped!(r, f32, $u) }
+                }
+                #[inline(always)]
+                fn from_f64<const SIGNED: bool>(r: f64) -> $u {
+                    if SIGNED { clamped!(r, f64, $i) as $u } else { clamped!(r, f64, $u) }
+                }
+            }
+        )*};
+    }
+    saturating!(u8, i8; u16, i16; u32, i32; u64, i64);
+
+    macro_rules! lane {
+        ($t:ty, $bits:ty, $n:expr, $from:ident) => {
+            impl Lane for $t {
+                type Bits = $bits;
+                const N: usize = $n;
+                #[inline(always)]
+                fn from_bits(bits: $bits) -> $t {
+                    <$t>::from_bits(bits)
+                }
+                #[inline(always)]
+                fn flushed(self) -> $t {
+                    if self.is_subnormal() {
+                        <$t>::from_bits(self.to_bits() & !(<$bits>::MAX >> 1))
+                    } else {
+                        self
+                    }
+                }
+                #[inline(always)]
+                fn is_nan(self) -> bool {
+                    <$t>::is_nan(self)
+                }
+                #[inline(always)]
+                fn round_ties_even(self) -> $t {
+                    <$t>::round_ties_even(self)
+                }
+                #[inline(always)]
+                fn trunc(self) -> $t {
+                    <$t>::trunc(self)
+                }
+                #[inline(always)]
+                fn floor(self) -> $t {
+                    <$t>::floor(self)
+                }
+                #[inline(always)]
+                fn ceil(self) -> $t {
+                    <$t>::ceil(self)
+                }
+                #[inline(always)]
+                fn saturating<D: Saturating, const SIGNED: bool>(self) -> D {
+                    D::$from::<SIGNED>(self)
+                }
+            }
+        };
+    }
+    lane!(f32, u32, 16, from_f32);
+    lane!(f64, u64, 8, from_f64);
+
+    /// The kernel from `float`-bit operands (32 or 64) to `to`.
+    pub(super) fn select<L: Isa>(float: u32, to: IntType) -> Option<BytesKernel> {
+        macro_rules! to {
+            ($f:ty) => {
+                match (to.bits(), to.is_signed()) {
+                    (8, true) => Some(kernel::<L, $f, u8, true> as BytesKernel),
+                    (8, false) => Some(kernel::<L, $f, u8, false> as BytesKernel),
+                    (16, true) => Some(kernel::<L, $f, u16, true> as BytesKernel),
+                    (16, false) => Some(kernel::<L, $f, u16, false> as BytesKernel),
+                    (32, true) => Some(kernel::<L, $f, u32, true> as BytesKernel),
+                    (32, false) => Some(kernel::<L, $f, u32, false> as BytesKernel),
+                    (64, true) => Some(kernel::<L, $f, u64, true> as BytesKernel),
+                    (64, false) => Some(kernel::<L, $f, u64, false> as BytesKernel),
+                    _ => None,
+                }
+            };
+        }
+        match float {
+            32 => to!(f32),
+            64 => to!(f64),
+            _ => None,
+        }
+    }
+
+    fn kernel<L: Isa, F: Lane, D: Saturating, const SIGNED: bool>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+        let Type::Int(to) = instr.ty() else { unreachable!("selected for an integer destination") };
+        // `.ftz` is legal only with an f32 operand.
+        let (ftz, rnd) = (instr.modifiers().ftz, instr.rounding());
+        let nan_result = D::from_u64(if F::Bits::BITS == 64 || to.bits() == 64 { 1 << (to.bits() - 1) } else { 0 });
+        match F::N {
+            16 => lanes::<L, F, D, SIGNED, 16>(srcs, dst, ftz, rnd, nan_result),
+            _ => lanes::<L, F, D, SIGNED, 8>(srcs, dst, ftz, rnd, nan_result),
+        }
+    }
+
+    #[inline(always)]
+    fn lanes<L: Isa, F: Lane, D: Saturating, const SIGNED: bool, const N: usize>(
+        srcs: &[&[u8]],
+        dst: &mut [u8],
+        ftz: bool,
+        rnd: Rounding,
+        nan_result: D,
+    ) {
+        map_to::<L, F::Bits, D, N, 1>(
+            &[bytemuck::cast_slice(srcs[0])],
+            bytemuck::cast_slice_mut(dst),
+            #[inline(always)]
+            |[a]| {
+                let x = each(a, F::from_bits);
+                let x = if ftz { each(x, F::flushed) } else { x };
+                let r = match rnd {
+                    Rounding::Rn => each(x, F::round_ties_even),
+                    Rounding::Rz => each(x, F::trunc),
+                    Rounding::Rm => each(x, F::floor),
+                    Rounding::Rp => each(x, F::ceil),
+                };
+                let d: [D; N] = each(r, F::saturating::<D, SIGNED>);
+                core::array::from_fn(|i| if x[i].is_nan() { nan_result } else { d[i] })
+            },
+        );
+    }
 }

@@ -55,8 +55,9 @@ enum Command {
         operands: Vec<String>,
     },
     /// Evaluate one instruction over files of operands, element by element: raw little-endian
-    /// words, or NumPy .npy arrays (float16/32/64, uint16/32/64). Streams in blocks; the output
-    /// appears only when complete (written to a temporary file, then renamed).
+    /// words, or NumPy .npy arrays (float16/32/64, uint8/16/32/64, int8/16/32/64). Streams in
+    /// blocks; the output appears only when complete (written to a temporary file, then
+    /// renamed).
     Run {
         /// Target architecture (as for `eval`).
         #[arg(long, default_value = "sm_90")]

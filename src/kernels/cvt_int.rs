@@ -317,24 +317,28 @@ mod float_lanes {
 
     /// The kernel from `float`-bit operands (32 or 64) to `to`.
     pub(super) fn select<L: Isa>(float: u32, to: IntType) -> Option<BytesKernel> {
+        #[cfg(target_arch = "x86_64")]
+        if float == 32 && to.bits() <= 32 {
+            return Some(match (to.bits(), to.is_signed()) {
+                (8, _) => f32_narrow::kernel::<L, u8>,
+                (16, _) => f32_narrow::kernel::<L, u16>,
+                _ => f32_narrow::kernel::<L, u32>,
+            });
+        }
         macro_rules! to {
-            ($f:ty) => {
+            ($f:ty; $($w:ty),*) => {
                 match (to.bits(), to.is_signed()) {
-                    (8, true) => Some(kernel::<L, $f, u8, true> as BytesKernel),
-                    (8, false) => Some(kernel::<L, $f, u8, false> as BytesKernel),
-                    (16, true) => Some(kernel::<L, $f, u16, true> as BytesKernel),
-                    (16, false) => Some(kernel::<L, $f, u16, false> as BytesKernel),
-                    (32, true) => Some(kernel::<L, $f, u32, true> as BytesKernel),
-                    (32, false) => Some(kernel::<L, $f, u32, false> as BytesKernel),
-                    (64, true) => Some(kernel::<L, $f, u64, true> as BytesKernel),
-                    (64, false) => Some(kernel::<L, $f, u64, false> as BytesKernel),
+                    $(
+                        (<$w>::BITS, true) => Some(kernel::<L, $f, $w, true> as BytesKernel),
+                        (<$w>::BITS, false) => Some(kernel::<L, $f, $w, false> as BytesKernel),
+                    )*
                     _ => None,
                 }
             };
         }
         match float {
-            32 => to!(f32),
-            64 => to!(f64),
+            32 => to!(f32; u64),
+            64 => to!(f64; u8, u16, u32, u64),
             _ => None,
         }
     }
@@ -375,5 +379,70 @@ mod float_lanes {
                 core::array::from_fn(|i| if x[i].is_nan() { nan_result } else { d[i] })
             },
         );
+    }
+
+    /// f32 → integers of at most 32 bits, sixteen lanes at a time in f32x16: rounded as
+    /// above, clamped to [MIN, 2^(bits) or 2^(bits−1)) in float lanes, converted by
+    /// CVTTPS2DQ (unsigned values from 2^31 shifted down by 2^31 first and the top bit set
+    /// after); at or above the limit MAX, NaN 0. (Written with the portable lanes, LLVM kept
+    /// the conversion scalar.)
+    ///
+    /// SAFETY (the intrinsics): selected only at levels with AVX2, whose loops are compiled
+    /// with it, and AVX-512 for the 512-bit form; the intrinsics only compute.
+    #[cfg(target_arch = "x86_64")]
+    mod f32_narrow {
+        use core::arch::x86_64::{_mm256_cvttps_epi32, _mm512_cvttps_epi32};
+
+        use super::{Isa, Lane, Rounding};
+        use crate::batch::Word;
+        use crate::kernels::lanes::{each, join, map_to};
+        use crate::kernels::simd::{f32x16, f32x8, u32x16, u32x8};
+        use crate::ptx::{Instr, Type};
+
+        pub(in super::super) fn kernel<L: Isa, D: Word + Default>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+            let Type::Int(to) = instr.ty() else { unreachable!("selected for an integer destination") };
+            let (ftz, rnd) = (instr.modifiers().ftz, instr.rounding());
+            let (bits, signed) = (to.bits(), to.is_signed());
+            let lo = if signed { -((1u64 << (bits - 1)) as f32) } else { 0.0 };
+            let limit = (1u64 << (bits - u32::from(signed))) as f32;
+            let below = f32::from_bits(limit.to_bits() - 1);
+            let max = ((1u64 << (bits - u32::from(signed))) - 1) as u32;
+            let two_31 = 2f32.powi(31);
+            map_to::<L, u32, D, 16, 1>(
+                &[bytemuck::cast_slice(srcs[0])],
+                bytemuck::cast_slice_mut(dst),
+                #[inline(always)]
+                |[a]| {
+                    let x = each(a, f32::from_bits);
+                    let x = if ftz { each(x, Lane::flushed) } else { x };
+                    let r = f32x16::new(match rnd {
+                        Rounding::Rn => each(x, f32::round_ties_even),
+                        Rounding::Rz => each(x, f32::trunc),
+                        Rounding::Rm => each(x, f32::floor),
+                        Rounding::Rp => each(x, f32::ceil),
+                    });
+                    let splat = f32x16::splat;
+                    let c = r.fast_max(splat(lo)).fast_min(splat(below));
+                    let high = c.simd_ge(splat(two_31)).to_bits();
+                    let v = convert::<L>(high.select((c - splat(two_31)).to_bits(), c.to_bits()));
+                    let v = v | (high & u32x16::splat(1 << 31));
+                    let v = r.simd_ge(splat(limit)).to_bits().select(u32x16::splat(max), v);
+                    let v = r.is_nan().to_bits().select(u32x16::ZERO, v);
+                    each(v.to_array(), |w| D::from_u64(u64::from(w)))
+                },
+            );
+        }
+
+        /// CVTTPS2DQ on sixteen lanes (given as bits) holding values in [−2^31, 2^31).
+        #[inline(always)]
+        fn convert<L: Isa>(c: u32x16) -> u32x16 {
+            let c = f32x16::from_bits(c);
+            if L::AVX512 {
+                return u32x16::from(unsafe { _mm512_cvttps_epi32(c.into()) });
+            }
+            let [lo, hi]: [f32x8; 2] = bytemuck::cast(c);
+            let (lo, hi) = unsafe { (_mm256_cvttps_epi32(lo.into()), _mm256_cvttps_epi32(hi.into())) };
+            u32x16::new(join(u32x8::from(lo).to_array(), u32x8::from(hi).to_array()))
+        }
     }
 }

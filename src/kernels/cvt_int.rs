@@ -354,6 +354,20 @@ mod float_lanes {
         }
     }
 
+    /// The operands rounded to integral values in the direction of `rnd` (a NaN stays a NaN),
+    /// flushed first under `.ftz`.
+    #[inline(always)]
+    fn integral<F: Lane, const N: usize>(a: [F::Bits; N], ftz: bool, rnd: Rounding) -> [F; N] {
+        let x = each(a, F::from_bits);
+        let x = if ftz { each(x, F::flushed) } else { x };
+        match rnd {
+            Rounding::Rn => each(x, F::round_ties_even),
+            Rounding::Rz => each(x, F::trunc),
+            Rounding::Rm => each(x, F::floor),
+            Rounding::Rp => each(x, F::ceil),
+        }
+    }
+
     #[inline(always)]
     fn lanes<L: Isa, F: Lane, D: Saturating, const SIGNED: bool, const N: usize>(
         srcs: &[&[u8]],
@@ -367,16 +381,9 @@ mod float_lanes {
             bytemuck::cast_slice_mut(dst),
             #[inline(always)]
             |[a]| {
-                let x = each(a, F::from_bits);
-                let x = if ftz { each(x, F::flushed) } else { x };
-                let r = match rnd {
-                    Rounding::Rn => each(x, F::round_ties_even),
-                    Rounding::Rz => each(x, F::trunc),
-                    Rounding::Rm => each(x, F::floor),
-                    Rounding::Rp => each(x, F::ceil),
-                };
+                let r = integral::<F, N>(a, ftz, rnd);
                 let d: [D; N] = each(r, F::saturating::<D, SIGNED>);
-                core::array::from_fn(|i| if x[i].is_nan() { nan_result } else { d[i] })
+                core::array::from_fn(|i| if r[i].is_nan() { nan_result } else { d[i] })
             },
         );
     }
@@ -393,7 +400,7 @@ mod float_lanes {
     mod f32_narrow {
         use core::arch::x86_64::{_mm256_cvttps_epi32, _mm512_cvttps_epi32};
 
-        use super::{Isa, Lane, Rounding};
+        use super::Isa;
         use crate::batch::Word;
         use crate::kernels::lanes::{each, join, map_to};
         use crate::kernels::simd::{f32x16, f32x8, u32x16, u32x8};
@@ -413,14 +420,7 @@ mod float_lanes {
                 bytemuck::cast_slice_mut(dst),
                 #[inline(always)]
                 |[a]| {
-                    let x = each(a, f32::from_bits);
-                    let x = if ftz { each(x, Lane::flushed) } else { x };
-                    let r = f32x16::new(match rnd {
-                        Rounding::Rn => each(x, f32::round_ties_even),
-                        Rounding::Rz => each(x, f32::trunc),
-                        Rounding::Rm => each(x, f32::floor),
-                        Rounding::Rp => each(x, f32::ceil),
-                    });
+                    let r = f32x16::new(super::integral::<f32, 16>(a, ftz, rnd));
                     let splat = f32x16::splat;
                     let c = r.fast_max(splat(lo)).fast_min(splat(below));
                     let high = c.simd_ge(splat(two_31)).to_bits();

@@ -195,10 +195,10 @@ fn int_to_float(from: IntType, to: Format, a: u64x8, rnd: Rounding) -> u64x8 {
 
 /// `cvt.{rni,rzi,rmi,rpi}{.ftz}{.sat}.int.{f32,f64}` in float lanes, for levels that round to
 /// an integral value in one instruction (ROUNDPS/VRNDSCALE) and, for 64-bit integers, convert
-/// in one (AVX-512DQ): the
-/// operand (flushed first under `.ftz`) rounded by Rust's `round_ties_even`/`trunc`/`floor`/
-/// `ceil`, then clamped to the integer's range and converted ([`Saturating`]), NaN giving 0
-/// from f32 to at most 32 bits and the top-bit-only integer otherwise: the rules of
+/// in one (AVX-512DQ): the operand (flushed first under `.ftz`) rounded by Rust's
+/// `round_ties_even`/`trunc`/`floor`/`ceil`, then clamped to the integer's range and converted
+/// ([`Saturating`]; from f32 to at most 32 bits, `f32_narrow`), NaN giving 0 from f32 to at
+/// most 32 bits and the top-bit-only integer otherwise: the rules of
 /// [`crate::ops::cvt_int::float_to_int`].
 mod float_lanes {
     use super::{BytesKernel, Isa, Rounding};

@@ -4,13 +4,17 @@ conversions on the same data, all in one run on one machine.
 
     python python/benches/throughput.py --cli target/release/ptxfp
 
-Build the package in release (`pip install ./python`) for figures users get; the rates are
-elements per second, best of `--repeat` runs, on every core (ptxfp's default).
+Build the package in release (`pip install ./python`) for figures users get. Rates are elements
+per second on every core (ptxfp's default), each the best of `--repeat` calls. The measurement
+runs in `--rounds` rounds, each timing the package, its peer and then `ptxfp bench` in turn,
+and the ratios are taken round by round: pairing keeps a ratio meaningful while a shared
+machine's speed drifts. The table shows each ratio's median and its range over the rounds.
 """
 
 import argparse
 import json
 import platform
+import statistics
 import subprocess
 import time
 
@@ -23,6 +27,7 @@ BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
 def rate(f, n, repeat):
+    f()  # warm-up: page faults
     best = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
@@ -31,14 +36,26 @@ def rate(f, n, repeat):
     return n / best
 
 
-def words(n, bits, seed):
-    rng = np.random.default_rng(seed)
-    return rng.integers(0, 1 << bits, n, dtype=np.uint64).astype({16: np.uint16, 32: np.uint32}[bits])
+def moderate(n, dtype, seed):
+    """Values like `ptxfp bench`'s operands: 1.0's binade ± 8 binades, random fraction and sign."""
+    frac_bits, bits = {np.float32: (23, 32), np.float16: (10, 16)}[dtype]
+    word = {32: np.uint32, 16: np.uint16}[bits]
+    r = np.random.default_rng(seed).integers(0, 1 << 63, n, dtype=np.uint64)
+    one = int(np.array(1, dtype).view(word))
+    exponent = (one >> frac_bits) - 8 + (r >> np.uint64(59)).astype(np.int64) % 16
+    sign = (r >> np.uint64(58)) & np.uint64(1)
+    frac = r & np.uint64((1 << frac_bits) - 1)
+    words = (sign << np.uint64(bits - 1)) | (exponent.astype(np.uint64) << np.uint64(frac_bits)) | frac
+    return words.astype(word).view(dtype)
 
 
-def finite(x):
-    """Random finite values (NaN and infinite patterns replaced by 1)."""
-    return np.where(np.isfinite(x), x, x.dtype.type(1))
+def bench_rates(cli, n, spellings):
+    """`ptxfp bench --json` figures on the most threads it measured, by spelling."""
+    out = subprocess.run([cli, "bench", "--json", "--size", str(n), *spellings], capture_output=True, text=True, check=True)
+    best = {}
+    for m in json.loads(out.stdout):
+        best[m["instr"]] = max(best.get(m["instr"], (0, 0)), (m["threads"], m["elements_per_second"]))
+    return {k: v[1] for k, v in best.items()}
 
 
 def main():
@@ -46,54 +63,54 @@ def main():
     parser.add_argument("--cli", help="the ptxfp command, for its `bench` figures")
     parser.add_argument("--size", type=int, default=1 << 24)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     n, repeat = args.size, args.repeat
 
-    f32 = [finite(words(n, 32, s).view(np.float32)) for s in (1, 2, 3)]
-    f16 = [finite(words(n, 16, s).view(np.float16)) for s in (4, 5)]
-    b16 = [x.astype(np.float32).astype(BF16) for x in f16]
-    x2 = [words(n, 32, s) for s in (6, 7, 8)]
+    f32 = [moderate(n, np.float32, s) for s in (1, 2, 3)]
+    f16 = [moderate(n, np.float16, s) for s in (4, 5, 6, 7, 8, 9)]
+    b16 = [x.astype(BF16) for x in f32[:2]]
+    x2 = [(a.view(np.uint16).astype(np.uint32) | b.view(np.uint16).astype(np.uint32) << 16) for a, b in zip(f16[::2], f16[1::2])]
     outs = {k: np.empty(n, dtype=d) for k, d in (("f32", np.float32), ("f16", np.float16), ("b16", BF16), ("u32", np.uint32))}
 
-    rows = []
+    cases = [
+        ("add.rn.f32", lambda: ptxfp.eval("add.rn.f32", f32[0], f32[1], out=outs["f32"]),
+         "numpy", lambda: np.add(f32[0], f32[1], out=outs["f32"])),
+        ("fma.rn.f16x2", lambda: ptxfp.eval("fma.rn.f16x2", *x2, out=outs["u32"]), None, None),
+        ("add.rn.f16", lambda: ptxfp.eval("add.rn.f16", f16[0], f16[1], out=outs["f16"]),
+         "numpy", lambda: np.add(f16[0], f16[1], out=outs["f16"])),
+        ("add.rn.bf16", lambda: ptxfp.eval("add.rn.bf16", b16[0], b16[1], out=outs["b16"]),
+         "ml_dtypes", lambda: np.add(b16[0], b16[1], out=outs["b16"])),
+        ("cvt.rn.bf16.f32", lambda: ptxfp.eval("cvt.rn.bf16.f32", f32[0], out=outs["b16"]),
+         "ml_dtypes", lambda: f32[0].astype(BF16)),
+        ("cvt.rn.f16.f32", lambda: ptxfp.eval("cvt.rn.f16.f32", f32[0], out=outs["f16"]),
+         "numpy", lambda: f32[0].astype(np.float16)),
+    ]
 
-    def row(name, ours, peer_name=None, peer=None):
-        r = {"case": name, "ptxfp_python": rate(ours, n, repeat)}
-        if peer is not None:
-            r[peer_name] = rate(peer, n, repeat)
-        rows.append(r)
-
+    rounds = {name: {"python": [], "bench": [], "peer": []} for name, *_ in cases}
     with np.errstate(all="ignore"):
-        row("add.rn.f32", lambda: ptxfp.eval("add.rn.f32", f32[0], f32[1], out=outs["f32"]),
-            "numpy", lambda: np.add(f32[0], f32[1], out=outs["f32"]))
-        row("fma.rn.f16x2", lambda: ptxfp.eval("fma.rn.f16x2", *x2, out=outs["u32"]))
-        row("add.rn.f16", lambda: ptxfp.eval("add.rn.f16", f16[0], f16[1], out=outs["f16"]),
-            "numpy", lambda: np.add(f16[0], f16[1], out=outs["f16"]))
-        row("add.rn.bf16", lambda: ptxfp.eval("add.rn.bf16", b16[0], b16[1], out=outs["b16"]),
-            "ml_dtypes", lambda: np.add(b16[0], b16[1], out=outs["b16"]))
-        row("cvt.rn.bf16.f32", lambda: ptxfp.eval("cvt.rn.bf16.f32", f32[0], out=outs["b16"]),
-            "ml_dtypes", lambda: f32[0].astype(BF16))
-        row("cvt.rn.f16.f32", lambda: ptxfp.eval("cvt.rn.f16.f32", f32[0], out=outs["f16"]),
-            "numpy", lambda: f32[0].astype(np.float16))
+        for _ in range(args.rounds):
+            for name, ours, _, peer in cases:
+                rounds[name]["python"].append(rate(ours, n, repeat))
+                if peer is not None:
+                    rounds[name]["peer"].append(rate(peer, n, repeat))
+            if args.cli:
+                for name, r in bench_rates(args.cli, n, [c[0] for c in cases]).items():
+                    rounds[name]["bench"].append(r)
 
-    if args.cli:
-        spellings = [r["case"] for r in rows]
-        out = subprocess.run([args.cli, "bench", "--json", "--size", str(n), *spellings], capture_output=True, text=True, check=True)
-        best = {}
-        for m in json.loads(out.stdout):
-            best[m["instr"]] = max(best.get(m["instr"], 0), m["elements_per_second"])
-        for r in rows:
-            r["ptxfp_bench"] = best[r["case"]]
+    def paired(ours, theirs):
+        ratios = [a / b for a, b in zip(ours, theirs)]
+        return f"{statistics.median(ratios):6.2f} {min(ratios):5.2f}-{max(ratios):<5.2f}"
 
-    print(f"# {platform.processor() or platform.machine()}, SIMD level {ptxfp.simd_level()}, {n} elements, best of {repeat}")
-    print(f"{'case':18} {'python/s':>10} {'bench/s':>10} {'ratio':>6} {'peer':>10} {'peer/s':>10} {'ratio':>6}")
-    for r in rows:
-        bench = r.get("ptxfp_bench")
-        peer = next(((k, v) for k, v in r.items() if k in ("numpy", "ml_dtypes")), None)
-        line = f"{r['case']:18} {r['ptxfp_python']:10.3g}"
-        line += f" {bench:10.3g} {r['ptxfp_python'] / bench:6.2f}" if bench else f" {'':10} {'':6}"
-        if peer:
-            line += f" {peer[0]:>10} {peer[1]:10.3g} {r['ptxfp_python'] / peer[1]:6.2f}"
+    print(f"# {platform.processor() or platform.machine()}, SIMD level {ptxfp.simd_level()}, {n} elements, "
+          f"{args.rounds} rounds, best of {repeat}; rates are medians over the rounds, ratios medians and ranges of the rounds' ratios")
+    print(f"{'case':16} {'python/s':>9} {'bench/s':>9} {'python/bench':>18} {'peer':>10} {'peer/s':>9} {'python/peer':>18}")
+    for name, _, peer_name, _ in cases:
+        r = rounds[name]
+        line = f"{name:16} {statistics.median(r['python']):9.3g}"
+        line += f" {statistics.median(r['bench']):9.3g} {paired(r['python'], r['bench'])}" if r["bench"] else f" {'':9} {'':18}"
+        if r["peer"]:
+            line += f" {peer_name:>10} {statistics.median(r['peer']):9.3g} {paired(r['python'], r['peer'])}"
         print(line)
 
 

@@ -59,7 +59,8 @@ impl Region {
         let first = |v: f64, strict: bool| {
             let (mut a, mut b) = (lo_key, hi_key + 1);
             while a < b {
-                let m = a + (b - a) / 2;
+                // In i128: f64 ordinals span more than i64 can subtract.
+                let m = a + ((i128::from(b) - i128::from(a)) / 2) as i64;
                 let x = fmt.to_f64(from_ordinal(fmt, m));
                 if (strict && x > v) || (!strict && x >= v) {
                     b = m;
@@ -185,5 +186,29 @@ pub fn is_ieee(instr: &Instr) -> bool {
         Opcode::Add | Opcode::Sub | Opcode::Mul | Opcode::Fma | Opcode::Mad => true,
         Opcode::Div | Opcode::Rcp | Opcode::Sqrt => matches!(instr.mode(), Mode::Round(_)),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ordinal intervals of a region in every format, f64 included, whose ordinals span
+    /// more than an i64 difference holds: the positive finite values run from the smallest
+    /// subnormal to the largest finite value; |x| ≤ 2 and (1, 4) end at their bounds.
+    #[test]
+    fn ordinal_intervals_in_every_format() {
+        for fmt in [Format::F16, Format::BF16, Format::F32, Format::F64] {
+            let key = |v: f64| (0..=fmt.inf(false)).find(|&b| fmt.to_f64(b) >= v).map(|b| ordinal(fmt, b));
+            let key_of = |bits: u64| ordinal(fmt, bits);
+            assert_eq!(Region::Positive.ordinal_intervals(fmt), Some(vec![(1, key_of(fmt.max_finite(false)))]));
+            let two = key_of(fmt.one() + (1 << fmt.frac_bits()));
+            assert_eq!(Region::AbsAtMost(2.0).ordinal_intervals(fmt), Some(vec![(-1 - two, two)]), "{fmt:?}");
+            let four = key_of(fmt.one() + (2 << fmt.frac_bits()));
+            assert_eq!(Region::Open(1.0, 4.0).ordinal_intervals(fmt), Some(vec![(key_of(fmt.one()) + 1, four - 1)]));
+            if fmt.bits() <= 16 {
+                assert_eq!(key(2.0), Some(two), "{fmt:?}");
+            }
+        }
     }
 }

@@ -66,7 +66,8 @@ impl Shard {
         (at(self.index - 1), at(self.index))
     }
 
-    fn label(self) -> Option<String> {
+    /// `K/N` as reports carry it; none for the whole domain.
+    pub fn label(self) -> Option<String> {
         (self != Shard::WHOLE).then(|| format!("{}/{}", self.index, self.count))
     }
 }
@@ -126,8 +127,10 @@ pub struct Checkpoint {
 }
 
 impl Checkpoint {
+    /// Whether `unit` is done; `done` is ascending (checked before a sweep resumes).
     fn is_done(&self, unit: u64) -> bool {
-        self.done.iter().any(|&(a, b)| (a..b).contains(&unit))
+        let at = self.done.partition_point(|&(_, b)| b <= unit);
+        self.done.get(at).is_some_and(|&(a, _)| a <= unit)
     }
 }
 
@@ -249,13 +252,16 @@ impl Sweep {
                 Checkpoint { done: Vec::new(), report: self.report(&Stats::new(&self.ctx), 0.0) },
             ),
         };
-        let todo: Vec<u64> = (0..units).filter(|&u| !resumed.is_done(u)).collect();
-        let done_inputs = AtomicU64::new(hi - lo - todo.iter().map(|&u| unit_len(lo, hi, u)).sum::<u64>());
+        check_done(&resumed, lo, hi)?;
+        // The units left, never collected: memory stays bounded whatever the count.
+        let todo = (0..units).into_par_iter().filter(|&u| !resumed.is_done(u));
+        let done_inputs = AtomicU64::new(resumed.report.count);
         let state = Mutex::new(State { stats, done: resumed.done.clone(), last_checkpoint: Instant::now() });
         let kernel = kernels::select(&self.instr, self.target);
-        let result: Result<(), String> = todo.par_iter().try_for_each(|&u| {
+        // Err(None): stopped on request, which ends the iteration as an error does.
+        let result: Result<(), Option<String>> = todo.try_for_each(|u| {
             if control.stop.load(Ordering::Relaxed) {
-                return Ok(());
+                return Err(None);
             }
             let start = lo + u * UNIT;
             let end = (start + UNIT).min(hi);
@@ -263,7 +269,8 @@ impl Sweep {
                 16 => self.unit::<u16>(kernel, start, end),
                 32 => self.unit::<u32>(kernel, start, end),
                 _ => self.unit::<u64>(kernel, start, end),
-            }?;
+            }
+            .map_err(Some)?;
             let mut s = state.lock().unwrap();
             s.stats.merge(unit_stats);
             add_unit(&mut s.done, u);
@@ -276,7 +283,9 @@ impl Sweep {
             }
             Ok(())
         });
-        result?;
+        if let Err(Some(e)) = result {
+            return Err(e);
+        }
         let s = state.into_inner().unwrap();
         let seconds = prior_seconds + started.elapsed().as_secs_f64();
         let complete = s.done.iter().map(|&(a, b)| b - a).sum::<u64>() == units;
@@ -356,6 +365,30 @@ struct State {
 fn unit_len(lo: u64, hi: u64, u: u64) -> u64 {
     let start = lo + u * UNIT;
     (start + UNIT).min(hi) - start
+}
+
+/// A checkpoint's record of work done must fit the sweep it continues (inputs `lo..hi`): its
+/// unit ranges ascending, disjoint, non-empty and within the sweep, and its report counting
+/// exactly the inputs of those units.
+fn check_done(cp: &Checkpoint, lo: u64, hi: u64) -> Result<(), String> {
+    let units = (hi - lo).div_ceil(UNIT);
+    let mut next = 0;
+    for &(a, b) in &cp.done {
+        if a < next || b <= a || b > units {
+            return Err(format!(
+                "the checkpoint's done units {a}..{b} do not fit this sweep of {units} units (ascending, non-overlapping ranges within 0..{units})"
+            ));
+        }
+        next = b;
+    }
+    let inputs: u64 = cp.done.iter().map(|&(a, b)| unit_len(lo, hi, b - 1) + (b - 1 - a) * UNIT).sum();
+    if cp.report.count != inputs {
+        return Err(format!(
+            "the checkpoint's report counts {} inputs, but its done units hold {inputs}",
+            cp.report.count
+        ));
+    }
+    Ok(())
 }
 
 /// Add unit `u` to a sorted list of disjoint half-open ranges, coalescing neighbours.

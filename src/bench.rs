@@ -58,10 +58,23 @@ impl Measurement {
     }
 }
 
+/// The most memory [`measure`] takes for its buffers (sources and destination): 4 GiB, room for
+/// 2^28 elements of a three-operand f32 instruction, far beyond any cache. Longer buffers are
+/// refused rather than allocated.
+pub const MAX_BUFFER_BYTES: u64 = 4 << 30;
+
 /// Measure `instr` on buffers of `len` elements with 1 thread and with `max_threads`.
 pub fn measure(instr: &Instr, target: Target, len: usize, max_threads: usize) -> Result<Vec<Measurement>, String> {
     let measure = Measure { instr, target, len, max_threads };
     let (src_bits, dst_bits) = (instr.source_type(0).bits(), instr.result_bits());
+    let element_bytes = u64::from((instr.operand_counts()[0] as u32 * src_bits + dst_bits) / 8);
+    if (len as u128) * u128::from(element_bytes) > u128::from(MAX_BUFFER_BYTES) {
+        return Err(format!(
+            "{len} elements of {instr} need {:.3e} bytes of buffers; bench takes at most {MAX_BUFFER_BYTES} bytes, {} elements",
+            len as f64 * element_bytes as f64,
+            MAX_BUFFER_BYTES / element_bytes
+        ));
+    }
     with_words(src_bits, dst_bits, measure)
         .unwrap_or_else(|| Err(format!("{instr}: no buffers of {src_bits}-bit sources and {dst_bits}-bit results")))
 }

@@ -873,6 +873,13 @@ impl Drop for Writer {
     }
 }
 
+/// Whether ptxfp can write `dest` as it writes every output (a temporary file beside it, then
+/// a rename): checked before long work, so that a missing directory or a denied permission is
+/// reported at once rather than after the work.
+pub fn check_writable(dest: &Path) -> Result<(), Error> {
+    Writer::temporary(dest, 8, 0).map(drop)
+}
+
 /// Replace `dest` with `bytes` as a whole: written to a temporary file beside it, synced, then
 /// renamed, so readers see the old file or the complete new one, never a partial one.
 pub fn write_atomically(dest: &Path, bytes: &[u8]) -> Result<(), Error> {

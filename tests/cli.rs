@@ -161,6 +161,10 @@ fn a_bad_stdin_line_names_its_number() {
     let o = eval_stdin("mul.rn.f32", b"1 2\n3\n");
     assert!(!o.status.success());
     assert!(stderr(&o).contains("line 2"), "{}", stderr(&o));
+    // A line that is not text (invalid UTF-8) too.
+    let o = eval_stdin("mul.rn.f32", b"1 2\n\n3 \xff\n");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("line 3"), "{}", stderr(&o));
 }
 
 #[test]
@@ -220,6 +224,43 @@ fn bench_reports_rates_and_the_baseline_ratio_as_json() {
     let o = ptxfp(&["bench", "--json", "--size", "1e3,2_000", "add.rn.f32"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("\"elements\": 1000,") && stdout(&o).contains("\"elements\": 2000,"));
+}
+
+// Issue: bench --size 18446744073709551615 panicked; --size 10000000000 aborted.
+#[test]
+fn bench_refuses_buffers_beyond_its_memory_bound() {
+    for size in ["18446744073709551615", "10000000000", "1e12"] {
+        let o = ptxfp(&["bench", "--size", size, "fma.rn.f32"]);
+        assert_eq!(o.status.code(), Some(1), "{size}: {}", stderr(&o));
+        assert!(stderr(&o).contains("bench takes at most"), "{size}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"));
+    }
+}
+
+// Issue: a closed or full standard output panicked (exit 101).
+#[test]
+#[cfg(unix)]
+fn closed_and_full_standard_output_are_not_panics() {
+    // A reader that stops after one line (`| head -1`): a quiet stop with status 141.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ptxfp"))
+        .args(["bench", "--size", "1000", "add.rn.f32", "mul.rn.f32", "fma.rn.f32"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut first).unwrap();
+    assert!(first.contains("SIMD level"), "{first}");
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(141), "{}", stderr(&o));
+    assert!(o.stderr.is_empty(), "{}", stderr(&o));
+    // A full device: an error naming it, status 1.
+    for args in [&["eval", "add.rn.f32", "1", "2"][..], &["ops"], &["bench", "--size", "100", "add.rn.f32"]] {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_ptxfp")).args(args).stdout(full).output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("cannot write to standard output"), "{args:?}: {}", stderr(&o));
+    }
 }
 
 #[test]

@@ -230,7 +230,7 @@ fn a_resumed_sweep_equals_an_uninterrupted_one() {
     assert!(text(&out.stderr).contains("part.json") && text(&out.stderr).contains("part.svg"), "{}", text(&out.stderr));
     assert!(cp.exists() && !json.exists() && !plot.exists());
     let checkpoint: Value = serde_json::from_str(&fs::read_to_string(&cp).unwrap()).unwrap();
-    let partial = checkpoint["checkpoint"]["report"]["count"].as_u64().unwrap();
+    let partial = checkpoint["body"]["checkpoint"]["report"]["count"].as_u64().unwrap();
     assert!(partial > 0 && partial < whole["count"].as_u64().unwrap(), "{partial}");
     // Resumed with the checkpoint alone: the report and plot the interrupted run was asked
     // for, the report the same as one run's, and the checkpoint is gone.
@@ -380,31 +380,212 @@ fn plots_are_written_in_both_formats() {
 
 #[test]
 #[cfg(unix)]
-fn ctrl_c_leaves_a_checkpoint_that_resumes() {
+fn ctrl_c_and_sigterm_leave_a_checkpoint_that_resumes() {
     let dir = TempDir::new("sigint");
     let args = ["ex2.approx.ftz.f32", "--range", "1.0..1e6"];
     let whole = sweep_json(&dir, "whole.json", &args);
+    for signal in ["-INT", "-TERM"] {
+        let cp = dir.path("cp.json");
+        let json = dir.path("r.json");
+        let _ = fs::remove_file(&json);
+        let child = Command::new(env!("CARGO_BIN_EXE_ptxfp"))
+            .current_dir(&dir.0)
+            .args(["sweep", "-q", "--checkpoint", cp.to_str().unwrap(), "--json", json.to_str().unwrap()])
+            .args(args)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let kill = Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
+        assert!(kill.success());
+        let out = child.wait_with_output().unwrap();
+        if out.status.success() {
+            // The sweep finished before the signal arrived: nothing to resume.
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(130), "{signal}: {}", text(&out.stderr));
+        assert!(cp.exists() && !json.exists());
+        let out = ptxfp(&dir, &["sweep", "-q", "--resume", cp.to_str().unwrap(), "--json", json.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let resumed: Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+        assert_same_report(&resumed, &whole);
+        assert!(!cp.exists(), "{signal}: the resumed sweep's checkpoint remains");
+    }
+}
+
+/// Run a sweep of lg2.approx.ftz.f32 on [0.25, 8) that stops after one unit; its checkpoint.
+fn interrupted(dir: &TempDir, cp: &Path) -> String {
+    let out = ptxfp(
+        dir,
+        &[
+            "sweep",
+            "-q",
+            "lg2.approx.ftz.f32",
+            "--range",
+            "0.25..8.0",
+            "--checkpoint",
+            cp.to_str().unwrap(),
+            "--stop-after-units",
+            "1",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    fs::read_to_string(cp).unwrap()
+}
+
+/// A checkpoint with its body replaced by `body` and the checksum recomputed, as an edit
+/// that knows the format would make.
+fn resealed(checkpoint: &str, edit: impl Fn(&mut Value)) -> String {
+    let mut envelope: Value = serde_json::from_str(checkpoint).unwrap();
+    edit(&mut envelope["body"]);
+    let body = serde_json::to_string(&envelope["body"]).unwrap();
+    let crc32 = crc32fast::hash(body.as_bytes());
+    format!(r#"{{"format":"ptxfp sweep checkpoint","version":1,"crc32":{crc32},"body":{body}}}"#)
+}
+
+// Issue: a finished sweep deleted whatever file was at --checkpoint.
+#[test]
+fn a_finished_sweep_removes_no_file_it_did_not_write() {
+    let dir = TempDir::new("keep");
+    let notes = dir.path("notes.txt");
+    fs::write(&notes, "data\n").unwrap();
+    let out = ptxfp(&dir, &["sweep", "-q", "rcp.approx.ftz.f32", "--range", "1.0..2.0", "--checkpoint", "notes.txt"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(fs::read_to_string(&notes).unwrap(), "data\n");
+    // Two outputs of one run never share a path; a --ref dump is never an output.
+    let dump = dir.path("gpu.bin");
+    write_u16(&dump, &vec![0u16; 1 << 16]);
+    let cases: [&[&str]; 4] = [
+        &["--json", "r.json", "--checkpoint", "r.json"],
+        &["--json", "./r.svg", "--plot", "r.svg"],
+        &["--ref", "gpu.bin", "--json", "gpu.bin"],
+        &["--ref", "gpu.bin", "--checkpoint", "gpu.bin"],
+    ];
+    for case in cases {
+        let mut args = vec!["sweep", "-q", "ex2.approx.f16"];
+        args.extend_from_slice(case);
+        let out = ptxfp(&dir, &args);
+        assert_eq!(out.status.code(), Some(1), "{case:?}");
+        assert!(text(&out.stderr).contains("name the same file"), "{case:?}: {}", text(&out.stderr));
+    }
+    // An output that cannot be written is refused before the work.
+    let out = ptxfp(&dir, &["sweep", "-q", "ex2.approx.f16", "--json", "no/such/dir/r.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("--json"), "{}", text(&out.stderr));
+    assert_eq!(dir.names(), ["gpu.bin", "notes.txt"]);
+    // A merge never writes over a report it reads.
+    for k in ["1/2", "2/2"] {
+        sweep_json(&dir, &format!("s{}.json", &k[..1]), &["ex2.approx.f16", "--shard", k]);
+    }
+    let out = ptxfp(&dir, &["merge", "s1.json", "s2.json", "--json", "./s2.json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("one of the reports"), "{}", text(&out.stderr));
+}
+
+// Issue: the default checkpoint name collided between sweeps of one instruction.
+#[test]
+fn default_checkpoints_of_different_sweeps_do_not_collide() {
+    let dir = TempDir::new("collide");
+    let out = ptxfp(&dir, &["sweep", "-q", "ex2.approx.f32", "--stop-after-units", "1"]);
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    let names = dir.names();
+    assert_eq!(names.len(), 1);
+    let first = names[0].clone();
+    assert!(first.starts_with("ex2.approx.f32.") && first.ends_with(".checkpoint.json"), "{first}");
+    let saved = fs::read(dir.path(&first)).unwrap();
+    // Another sweep of the instruction finishes beside it and leaves it alone.
+    let out = ptxfp(&dir, &["sweep", "-q", "ex2.approx.f32", "--range", "1.0..2.0"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(dir.names(), std::slice::from_ref(&first));
+    assert_eq!(fs::read(dir.path(&first)).unwrap(), saved);
+    // The same sweep started again is told to resume rather than overwrite the checkpoint.
+    let out = ptxfp(&dir, &["sweep", "-q", "ex2.approx.f32"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains(&format!("--resume {first}")), "{}", text(&out.stderr));
+    assert_eq!(fs::read(dir.path(&first)).unwrap(), saved);
+}
+
+// Issue: --resume trusted whatever the checkpoint said.
+#[test]
+fn edited_damaged_or_contradicted_checkpoints_are_refused() {
+    let dir = TempDir::new("edited");
     let cp = dir.path("cp.json");
+    let saved = interrupted(&dir, &cp);
+    let resume = |contents: &str, extra: &[&str]| {
+        fs::write(&cp, contents).unwrap();
+        let mut args = vec!["sweep", "-q", "--resume", cp.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let out = ptxfp(&dir, &args);
+        assert!(!text(&out.stderr).contains("panicked"), "{}", text(&out.stderr));
+        (out.status.code(), text(&out.stderr))
+    };
+    let count = |v: &Value| v["checkpoint"]["report"]["count"].as_u64().unwrap();
+    let done_units = serde_json::from_str::<Value>(&saved).unwrap()["body"]["checkpoint"]["done"].clone();
+    let cases: Vec<(String, &[&str], &str)> = vec![
+        (saved.replace("lg2.approx.ftz.f32", "ex2.approx.ftz.f32"), &[], "checksum"),
+        (saved[..saved.len() / 2].to_string(), &[], "not a ptxfp sweep checkpoint"),
+        ("{\"format\":\"something else\"}".into(), &[], "not a ptxfp sweep checkpoint"),
+        (saved.replace("\"version\":1", "\"version\":2"), &[], "version 2"),
+        (resealed(&saved, |b| b["checkpoint"]["done"] = serde_json::json!([[0, 1], [0, 3]])), &[], "do not fit"),
+        (resealed(&saved, |b| b["checkpoint"]["done"] = serde_json::json!([[0, 100000]])), &[], "do not fit"),
+        (
+            resealed(&saved, |b| {
+                let n = count(b);
+                b["checkpoint"]["report"]["count"] = (n + 1).into()
+            }),
+            &[],
+            "counts",
+        ),
+        (saved.clone(), &["--range", "0.25..4.0"], "--range 0.25..4.0 contradicts"),
+        (saved.clone(), &["--arch", "sm_80"], "--arch sm_80 contradicts"),
+        (saved.clone(), &["--shard", "1/2"], "--shard 1/2 contradicts"),
+        (saved.clone(), &["ex2.approx.ftz.f32"], "contradicts"),
+    ];
+    assert!(done_units.as_array().is_some_and(|d| !d.is_empty()), "{done_units}");
+    for (contents, extra, expect) in &cases {
+        let (code, err) = resume(contents, extra);
+        assert_eq!(code, Some(1), "{expect}: {err}");
+        assert!(err.contains(expect), "expected '{expect}' in: {err}");
+    }
+    // Options that agree with the checkpoint are accepted.
+    let (code, err) = resume(&saved, &["lg2.approx.ftz.f32", "--range", "0.25..8.0", "--arch", "sm_90"]);
+    assert_eq!(code, Some(0), "{err}");
+}
+
+// Issue: a huge --random count exhausted memory.
+#[test]
+#[cfg(unix)]
+fn a_huge_random_count_runs_in_bounded_memory() {
+    let dir = TempDir::new("huge");
+    // 2 GiB of address space: the sweep's buffers and threads fit many times over; a list of
+    // its 2^44 units would not.
+    let cmd = format!(
+        "ulimit -v 2097152 && exec {} sweep -q fma.rn.f64 --random 18446744073709551615 --checkpoint cp.json --stop-after-units 2",
+        env!("CARGO_BIN_EXE_ptxfp")
+    );
+    let out = Command::new("sh").arg("-c").arg(cmd).current_dir(&dir.0).output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    let envelope: Value = serde_json::from_str(&fs::read_to_string(dir.path("cp.json")).unwrap()).unwrap();
+    assert!(envelope["body"]["checkpoint"]["report"]["count"].as_u64().unwrap() >= 2 << 20);
+}
+
+// Issue: a closed standard output panicked and cost the --json file.
+#[test]
+#[cfg(unix)]
+fn a_closed_standard_output_costs_no_file() {
+    let dir = TempDir::new("closed");
     let json = dir.path("r.json");
-    let child = Command::new(env!("CARGO_BIN_EXE_ptxfp"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ptxfp"))
         .current_dir(&dir.0)
-        .args(["sweep", "-q", "--checkpoint", cp.to_str().unwrap(), "--json", json.to_str().unwrap()])
-        .args(args)
+        .args(["sweep", "-q", "ex2.approx.f16", "--json", json.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    let kill = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(kill.success());
+    drop(child.stdout.take());
     let out = child.wait_with_output().unwrap();
-    if out.status.success() {
-        // The sweep finished before the signal arrived: nothing to resume.
-        return;
-    }
-    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
-    assert!(cp.exists() && !json.exists());
-    let out = ptxfp(&dir, &["sweep", "-q", "--resume", cp.to_str().unwrap(), "--json", json.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let resumed: Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
-    assert_same_report(&resumed, &whole);
+    assert_eq!(out.status.code(), Some(141), "{}", text(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    let report: Value = serde_json::from_str(&fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["count"], 1 << 16);
 }

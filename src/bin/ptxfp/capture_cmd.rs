@@ -12,7 +12,7 @@ use ptxfp::io::{Dtype, Writer};
 use ptxfp::{Instr, Target};
 
 use crate::sweep_cmd::parse_count;
-use crate::FAILED;
+use crate::{print_out, FAILED};
 
 #[derive(Args)]
 pub struct CaptureArgs {
@@ -61,14 +61,14 @@ pub fn capture(args: CaptureArgs) -> Result<i32, String> {
     let request = Request { target, instrs, all: args.all, range: args.range, random: args.random, seed: args.seed };
     let manifest = capture::write_kit(&request, &args.out).map_err(|e| e.to_string())?;
     let inputs: u64 = manifest.entries.iter().map(|e| e.count).sum();
-    println!(
-        "wrote {} kernels for {} ({inputs} inputs) to {}\nrun them on the GPU: python3 scripts/capture_run.py {}\nthen compare: ptxfp compare {}",
+    print_out(format_args!(
+        "wrote {} kernels for {} ({inputs} inputs) to {}\nrun them on the GPU: python3 scripts/capture_run.py {}\nthen compare: ptxfp compare {}\n",
         manifest.entries.len(),
         manifest.arch,
         args.out.display(),
         args.out.display(),
         args.out.display()
-    );
+    ))?;
     Ok(0)
 }
 
@@ -97,7 +97,11 @@ pub fn compare(args: CompareArgs) -> Result<i32, String> {
     ptxfp::io::write_atomically(&path, json.as_bytes()).map_err(|e| e.to_string())?;
     let run = outcomes.iter().filter(|o| o.compared.is_some()).count();
     let differing = outcomes.iter().filter(|o| o.compared.as_ref().is_some_and(|c| c.mismatches > 0)).count();
-    println!("{run} of {} spellings compared, {differing} differ; report: {}", outcomes.len(), path.display());
+    print_out(format_args!(
+        "{run} of {} spellings compared, {differing} differ; report: {}\n",
+        outcomes.len(),
+        path.display()
+    ))?;
     Ok(match (run, differing) {
         (0, _) => 1,
         (_, 0) => 0,

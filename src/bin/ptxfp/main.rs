@@ -18,6 +18,10 @@ use ptxfp::{Instr, Opcode, SimdLevel, Target, SIMD_LEVEL_VARIABLE};
 /// `--ref` (`sweep`, `merge`) or from the GPU's (`compare`).
 const FAILED: i32 = 3;
 
+/// The exit status when standard output closes early (`ptxfp bench | head -1`): what a shell
+/// reports for a command stopped by SIGPIPE.
+const CLOSED_OUTPUT: i32 = 141;
+
 #[derive(Parser)]
 #[command(
     name = "ptxfp",
@@ -25,7 +29,9 @@ const FAILED: i32 = 3;
     about = "Bit-exact CPU evaluation of NVIDIA PTX floating-point instructions",
     after_help = "Exit status: 0 success; 1 a usage, input or I/O error; 3 a check failed (sweep or merge: \
                   the documented bound fails or the results differ from --ref, unless --no-fail; compare: \
-                  results differ from the GPU's); 130 a sweep interrupted by Ctrl-C (its checkpoint saved)."
+                  results differ from the GPU's); 130 a sweep interrupted by Ctrl-C or SIGTERM (its checkpoint \
+                  saved); 141 standard output closed early (nothing more is printed; files are written \
+                  before the text on standard output)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -147,6 +153,22 @@ fn main() -> ExitCode {
     exit(result.map(|()| 0))
 }
 
+/// `text` on standard output, flushed; a failure as [`stdout_error`] says.
+fn print_out(text: impl std::fmt::Display) -> Result<(), String> {
+    let mut out = io::stdout().lock();
+    write!(out, "{text}").and_then(|()| out.flush()).map_err(stdout_error)
+}
+
+/// A failed write to standard output: a closed pipe ends the program at once, quietly, with
+/// [`CLOSED_OUTPUT`] (every command writes its files before it prints); any other failure (a
+/// full disk) is an error that names it.
+fn stdout_error(e: io::Error) -> String {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        std::process::exit(CLOSED_OUTPUT);
+    }
+    format!("cannot write to standard output: {e}")
+}
+
 /// The exit status of a command: 0 on success, its own code, or 1 after printing the error.
 fn exit(result: Result<i32, String>) -> ExitCode {
     match result {
@@ -223,7 +245,7 @@ fn targets(instr: &Instr, sources: usize) -> String {
 fn list_ops(filter: Option<&str>) -> Result<(), String> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let write = |out: &mut BufWriter<_>, line: String| writeln!(out, "{line}").map_err(|e| e.to_string());
+    let write = |out: &mut BufWriter<_>, line: String| writeln!(out, "{line}").map_err(stdout_error);
     write(&mut out, format!("{:<34} {:>8} {:>11}  {:<18} {}", "spelling", "operands", "targets", "evidence", "batch"))?;
     for e in catalog::entries() {
         let spelling = e.instr.to_string();
@@ -247,7 +269,7 @@ fn list_ops(filter: Option<&str>) -> Result<(), String> {
             format!("{spelling:<34} {:>8} {sm:>11}  {:<18} {batch}", e.sources, e.instr.evidence().name()),
         )?;
     }
-    out.flush().map_err(|e| e.to_string())
+    out.flush().map_err(stdout_error)
 }
 
 fn eval(arch: &str, spelling: &str, operands: &[String]) -> Result<(), String> {
@@ -256,14 +278,13 @@ fn eval(arch: &str, spelling: &str, operands: &[String]) -> Result<(), String> {
     target.check(&instr)?;
     if !operands.is_empty() {
         let line = eval_line(target, &instr, operands.iter().map(String::as_str))?;
-        println!("{line}");
-        return Ok(());
+        return print_out(format_args!("{line}\n"));
     }
     let stdin = io::stdin();
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     for (n, line) in stdin.lock().lines().enumerate() {
-        let line = line.map_err(|e| format!("reading standard input: {e}"))?;
+        let line = line.map_err(|e| format!("line {}: reading standard input: {e}", n + 1))?;
         // Text from `#` on is a comment; a line with nothing else is skipped.
         let operands = line.split('#').next().unwrap_or_default();
         if operands.trim().is_empty() {
@@ -271,9 +292,9 @@ fn eval(arch: &str, spelling: &str, operands: &[String]) -> Result<(), String> {
         }
         let result =
             eval_line(target, &instr, operands.split_whitespace()).map_err(|e| format!("line {}: {e}", n + 1))?;
-        writeln!(out, "{result}").map_err(|e| format!("writing output: {e}"))?;
+        writeln!(out, "{result}").map_err(stdout_error)?;
     }
-    out.flush().map_err(|e| format!("writing output: {e}"))
+    out.flush().map_err(stdout_error)
 }
 
 fn run(arch: &str, spelling: &str, inputs: &[PathBuf], output: &Path) -> Result<(), String> {
@@ -311,11 +332,16 @@ fn bench(json: bool, sizes: Vec<usize>, arch: &str, spellings: &[String]) -> Res
     }
     let threads = rayon::current_num_threads();
     if !json {
-        println!("{target}, up to {threads} threads, SIMD level {}", SimdLevel::active());
-        println!(
-            "{:<24} {:>10} {:>7} {:>16} {:>16} {:>8}  kernel",
-            "instr", "elements", "threads", "elements/s", "baseline/s", "ratio"
-        );
+        print_out(format_args!(
+            "{target}, up to {threads} threads, SIMD level {}\n{:<24} {:>10} {:>7} {:>16} {:>16} {:>8}  kernel\n",
+            SimdLevel::active(),
+            "instr",
+            "elements",
+            "threads",
+            "elements/s",
+            "baseline/s",
+            "ratio"
+        ))?;
     }
     let mut all = Vec::new();
     for i in &instrs {
@@ -323,15 +349,15 @@ fn bench(json: bool, sizes: Vec<usize>, arch: &str, spellings: &[String]) -> Res
             for m in ptxfp::bench::measure(i, target, size, threads)? {
                 if !json {
                     let kernel = m.path.name();
-                    println!(
-                        "{:<24} {:>10} {:>7} {:>16.4e} {:>16.4e} {:>8.3}  {kernel}",
+                    print_out(format_args!(
+                        "{:<24} {:>10} {:>7} {:>16.4e} {:>16.4e} {:>8.3}  {kernel}\n",
                         m.instr,
                         m.elements,
                         m.threads,
                         m.elements_per_second,
                         m.copy_elements_per_second,
                         m.ratio_to_copy
-                    );
+                    ))?;
                 }
                 all.push(m);
             }
@@ -339,7 +365,7 @@ fn bench(json: bool, sizes: Vec<usize>, arch: &str, spellings: &[String]) -> Res
     }
     if json {
         let items: Vec<String> = all.iter().map(|m| format!("  {}", m.to_json())).collect();
-        println!("[\n{}\n]", items.join(",\n"));
+        print_out(format_args!("[\n{}\n]\n", items.join(",\n")))?;
     }
     Ok(())
 }

@@ -12,6 +12,7 @@ use ptxfp::sweep::plot::{self, Bucket, Metric, PlotData};
 use ptxfp::sweep::report::Report;
 use ptxfp::sweep::{Checkpoint, Control, Outcome, Shard, Spec, Sweep};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 use crate::FAILED;
 
@@ -22,9 +23,9 @@ static STOP: AtomicBool = AtomicBool::new(false);
 pub struct SweepArgs {
     /// The instruction, e.g. ex2.approx.ftz.f32 (optional with --resume).
     instr: Option<String>,
-    /// Target architecture (as for `eval`).
-    #[arg(long, default_value = "sm_90")]
-    arch: String,
+    /// Target architecture (as for `eval`) [default: sm_90].
+    #[arg(long)]
+    arch: Option<String>,
     /// Reference: an instruction (`--ref sqrt.rn.f32`) or a file of expected results in
     /// domain order (`--ref gpu.npy`, raw words or .npy). Default: the exact function,
     /// correctly rounded.
@@ -41,9 +42,9 @@ pub struct SweepArgs {
     /// 10^7). Accepts 1e7 and 10_000_000.
     #[arg(long, value_name = "N", value_parser = parse_count)]
     random: Option<u64>,
-    /// Seed of --random.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    /// Seed of --random [default: 1].
+    #[arg(long)]
+    seed: Option<u64>,
     /// Evaluate only shard K of N (a contiguous slice of the inputs); `ptxfp merge` combines
     /// the shards' JSON reports.
     #[arg(long, value_name = "K/N")]
@@ -54,11 +55,14 @@ pub struct SweepArgs {
     /// Draw the error against the input and the ulp histogram (.svg or .png).
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
-    /// Where an interrupted sweep saves its state (default: <instr>.checkpoint.json).
+    /// Where an interrupted sweep saves its state (default: <instr>.<digest of the sweep's
+    /// options>.checkpoint.json in the current directory). A finished sweep removes the
+    /// checkpoint it wrote or resumed, and no other file.
     #[arg(long, value_name = "FILE")]
     checkpoint: Option<PathBuf>,
     /// Continue the sweep saved in this checkpoint; it writes the --json and --plot files the
-    /// interrupted sweep was given, unless others are given here.
+    /// interrupted sweep was given, unless others are given here. Options that define the
+    /// sweep may be repeated but must agree with the checkpoint.
     #[arg(long, value_name = "FILE")]
     resume: Option<PathBuf>,
     /// Exit with status 0 even when the bound fails or the results differ from --ref.
@@ -96,6 +100,63 @@ struct Saved {
     plot: Option<PathBuf>,
 }
 
+/// A checkpoint file: the format's name and version, and a CRC-32 of the exact text of the
+/// [`Saved`] body, so that another file, another version, or an edited or damaged checkpoint
+/// is refused rather than resumed.
+#[derive(Serialize, Deserialize)]
+struct Envelope<'a> {
+    format: String,
+    version: u32,
+    crc32: u32,
+    #[serde(borrow)]
+    body: &'a RawValue,
+}
+
+const CHECKPOINT_FORMAT: &str = "ptxfp sweep checkpoint";
+const CHECKPOINT_VERSION: u32 = 1;
+
+impl Saved {
+    fn to_text(&self) -> String {
+        let body = serde_json::to_string(self).expect("a checkpoint always serializes");
+        let crc32 = crc32fast::hash(body.as_bytes());
+        let body = RawValue::from_string(body).expect("serde_json writes valid JSON");
+        let envelope = Envelope { format: CHECKPOINT_FORMAT.into(), version: CHECKPOINT_VERSION, crc32, body: &body };
+        serde_json::to_string(&envelope).expect("a checkpoint always serializes")
+    }
+
+    fn from_text(path: &Path, text: &str) -> Result<Saved, String> {
+        let not_one = |e: &dyn std::fmt::Display| format!("{}: not a ptxfp sweep checkpoint: {e}", path.display());
+        let envelope: Envelope = serde_json::from_str(text).map_err(|e| not_one(&e))?;
+        if envelope.format != CHECKPOINT_FORMAT {
+            return Err(not_one(&format_args!("its format is {:?}", truncated(&envelope.format))));
+        }
+        if envelope.version != CHECKPOINT_VERSION {
+            return Err(format!(
+                "{}: a sweep checkpoint of format version {}; this ptxfp reads version {CHECKPOINT_VERSION}",
+                path.display(),
+                envelope.version
+            ));
+        }
+        let body = envelope.body.get();
+        if crc32fast::hash(body.as_bytes()) != envelope.crc32 {
+            return Err(format!(
+                "{}: the checkpoint's checksum does not match its contents (the file was edited or damaged); \
+                 start the sweep again without --resume",
+                path.display()
+            ));
+        }
+        serde_json::from_str(body).map_err(|e| not_one(&e))
+    }
+}
+
+/// At most 80 characters of `text`, for quoting what a user gave.
+fn truncated(text: &str) -> String {
+    match text.char_indices().nth(80) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_string(),
+    }
+}
+
 /// The exit status of a finished sweep whose report is `report`: [`FAILED`] when the bound
 /// fails or the results differ from a `--ref` (unless `no_fail`), else 0; the reason on
 /// standard error.
@@ -131,37 +192,29 @@ pub fn sweep(args: SweepArgs) -> Result<i32, String> {
     let (spec, shard, resume) = match &args.resume {
         Some(path) => {
             let text = read(path)?;
-            let saved: Saved = serde_json::from_str(&text)
-                .map_err(|e| format!("{}: not a ptxfp sweep checkpoint: {e}", path.display()))?;
+            let saved = Saved::from_text(path, &text)?;
             json = json.or(saved.json);
             plot = plot.or(saved.plot);
             let cp = saved.checkpoint;
-            if let Some(instr) = &args.instr {
-                if *instr != cp.report.spec.instr {
-                    return Err(format!(
-                        "{} is a checkpoint of {}, not of {instr}",
-                        path.display(),
-                        cp.report.spec.instr
-                    ));
-                }
-            }
             let shard = match &cp.report.shard {
                 Some(label) => Shard::parse(label)?,
                 None => Shard::WHOLE,
             };
-            (cp.report.spec.clone(), shard, Some(cp))
+            check_agrees(&args, &cp.report.spec, shard, path)?;
+            (cp.report.spec.clone(), shard, Some((cp, text.into_bytes())))
         }
         None => {
             let instr =
                 args.instr.clone().ok_or("name the instruction to sweep (e.g. ptxfp sweep ex2.approx.ftz.f32)")?;
+            let defaults = Spec::new(&instr);
             let spec = Spec {
-                instr,
-                arch: args.arch.clone(),
+                arch: args.arch.clone().unwrap_or(defaults.arch),
                 range: args.range.clone(),
                 binade: args.binade,
                 random: args.random,
-                seed: args.seed,
+                seed: args.seed.unwrap_or(defaults.seed),
                 reference: args.reference.clone(),
+                instr,
             };
             let shard = args.shard.as_deref().map_or(Ok(Shard::WHOLE), Shard::parse)?;
             (spec, shard, None)
@@ -172,12 +225,32 @@ pub fn sweep(args: SweepArgs) -> Result<i32, String> {
     // Saved absolute, so that a sweep resumed elsewhere writes the same files.
     let absolute = |p: &Option<PathBuf>| p.as_deref().map(std::path::absolute).transpose().map_err(|e| e.to_string());
     let outputs = (absolute(&json)?, absolute(&plot)?);
+    let default_checkpoint = args.checkpoint.is_none() && args.resume.is_none();
     let checkpoint_path = args
         .checkpoint
         .clone()
         .or_else(|| args.resume.clone())
-        .unwrap_or_else(|| PathBuf::from(format!("{}.checkpoint.json", sweep.instr)));
-    ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst)).map_err(|e| format!("cannot catch Ctrl-C: {e}"))?;
+        .unwrap_or_else(|| PathBuf::from(format!("{}.{:08x}.checkpoint.json", sweep.instr, digest(&spec, shard))));
+    if default_checkpoint && checkpoint_path.exists() {
+        return Err(format!(
+            "a checkpoint of this sweep exists: continue it with `ptxfp sweep --resume {0}`, or remove {0} to start again",
+            checkpoint_path.display()
+        ));
+    }
+    check_outputs(
+        &spec,
+        [("--json", json.as_deref()), ("--plot", plot.as_deref()), ("--checkpoint", Some(&checkpoint_path))],
+    )?;
+    // The bytes of the checkpoint file this run resumed or last wrote: the finished sweep
+    // removes the file only while it still holds them.
+    let resumed_from_here = args.checkpoint.is_none() || args.checkpoint == args.resume;
+    let (resume, owned) = match resume {
+        Some((cp, bytes)) => (Some(cp), if resumed_from_here { Some(bytes) } else { None }),
+        None => (None, None),
+    };
+    let owned = Mutex::new(owned);
+    ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst))
+        .map_err(|e| format!("cannot catch Ctrl-C and SIGTERM: {e}"))?;
 
     let total = sweep.count();
     if !args.quiet {
@@ -194,10 +267,10 @@ pub fn sweep(args: SweepArgs) -> Result<i32, String> {
     };
     let save_error = Mutex::new(None);
     let save = |cp: &Checkpoint| {
-        let saved = Saved { checkpoint: cp.clone(), json: outputs.0.clone(), plot: outputs.1.clone() };
-        let text = serde_json::to_string(&saved).expect("a checkpoint always serializes");
-        if let Err(e) = ptxfp::io::write_atomically(&checkpoint_path, text.as_bytes()) {
-            *save_error.lock().unwrap() = Some(e.to_string());
+        let text = Saved { checkpoint: cp.clone(), json: outputs.0.clone(), plot: outputs.1.clone() }.to_text();
+        match ptxfp::io::write_atomically(&checkpoint_path, text.as_bytes()) {
+            Ok(()) => *owned.lock().unwrap() = Some(text.into_bytes()),
+            Err(e) => *save_error.lock().unwrap() = Some(e.to_string()),
         }
     };
     let control = Control { progress: &progress, stop: &STOP, checkpoint: &save, checkpoint_every: 60.0 };
@@ -229,13 +302,98 @@ pub fn sweep(args: SweepArgs) -> Result<i32, String> {
             if let Some(e) = save_error.into_inner().unwrap() {
                 eprintln!("ptxfp: warning: a periodic checkpoint could not be saved: {e}");
             }
-            write_outputs(&report, json.as_deref(), plot.as_deref())?;
-            // The sweep is complete: a checkpoint of it is no longer needed.
-            if checkpoint_path.exists() {
-                let _ = std::fs::remove_file(&checkpoint_path);
+            write_files(&report, json.as_deref(), plot.as_deref())?;
+            // The sweep is complete: its checkpoint is no longer needed. Any other file at that
+            // path (one this run did not write, or one another run has replaced since) stays.
+            if let Some(bytes) = owned.into_inner().unwrap() {
+                if std::fs::read(&checkpoint_path).is_ok_and(|now| now == bytes) {
+                    let _ = std::fs::remove_file(&checkpoint_path);
+                }
             }
+            crate::print_out(report.summary())?;
             Ok(verdict(&report, args.no_fail))
         }
+    }
+}
+
+/// A short digest of what defines a sweep, for its default checkpoint name: two different
+/// sweeps (instruction, options or shard) never share one.
+fn digest(spec: &Spec, shard: Shard) -> u32 {
+    let text = serde_json::to_string(&(spec, shard.label())).expect("a spec always serializes");
+    crc32fast::hash(text.as_bytes())
+}
+
+/// Options given with `--resume` must agree with the checkpoint's sweep.
+fn check_agrees(args: &SweepArgs, spec: &Spec, shard: Shard, path: &Path) -> Result<(), String> {
+    let shown = |v: Option<String>| v.unwrap_or_else(|| "not given".into());
+    let given_shard = args.shard.as_deref().map(Shard::parse).transpose()?;
+    let checks: [(&str, Option<String>, Option<String>, bool); 8] = [
+        ("the instruction", args.instr.clone(), Some(spec.instr.clone()), args.instr.as_ref() == Some(&spec.instr)),
+        ("--arch", args.arch.clone(), Some(spec.arch.clone()), args.arch.as_ref() == Some(&spec.arch)),
+        ("--range", args.range.clone(), spec.range.clone(), args.range == spec.range),
+        (
+            "--binade",
+            args.binade.map(|e| e.to_string()),
+            spec.binade.map(|e| e.to_string()),
+            args.binade == spec.binade,
+        ),
+        (
+            "--random",
+            args.random.map(|n| n.to_string()),
+            spec.random.map(|n| n.to_string()),
+            args.random == spec.random,
+        ),
+        ("--seed", args.seed.map(|n| n.to_string()), Some(spec.seed.to_string()), args.seed == Some(spec.seed)),
+        ("--ref", args.reference.clone(), spec.reference.clone(), args.reference == spec.reference),
+        ("--shard", args.shard.clone(), shard.label(), given_shard == Some(shard)),
+    ];
+    for (name, given, saved, agree) in checks {
+        if let Some(given) = given.filter(|_| !agree) {
+            return Err(format!(
+                "{name} {} contradicts the checkpoint {}, whose sweep has {name} {}; resume without it, or start a new sweep",
+                truncated(&given),
+                path.display(),
+                shown(saved)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The output files (and the dump a `--ref` reads) are distinct files, and ptxfp can create
+/// each output, before any work starts.
+fn check_outputs<const N: usize>(spec: &Spec, outputs: [(&str, Option<&Path>); N]) -> Result<(), String> {
+    let dump = spec.reference.as_deref().map(Path::new).filter(|p| p.is_file());
+    let named: Vec<(&str, &Path)> =
+        outputs.iter().filter_map(|&(name, p)| p.map(|p| (name, p))).chain(dump.map(|p| ("--ref", p))).collect();
+    for (i, &(a, pa)) in named.iter().enumerate() {
+        for &(b, pb) in &named[i + 1..] {
+            if identity(pa) == identity(pb) {
+                return Err(format!("{a} and {b} name the same file, {}: give each its own", pa.display()));
+            }
+        }
+    }
+    for (name, path) in outputs {
+        if let Some(path) = path {
+            ptxfp::io::check_writable(path).map_err(|e| format!("{name}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// What a path names, whether or not the file exists: its canonical form, or its directory's
+/// canonical form and its name.
+fn identity(path: &Path) -> PathBuf {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return p;
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    match (std::fs::canonicalize(dir), path.file_name()) {
+        (Ok(d), Some(name)) => d.join(name),
+        _ => std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
     }
 }
 
@@ -247,7 +405,18 @@ pub fn merge(args: MergeArgs) -> Result<i32, String> {
         .map(|p| Report::from_json(&read(p)?).map_err(|e| format!("{}: {e}", p.display())))
         .collect::<Result<_, _>>()?;
     let merged = ptxfp::sweep::merge(&reports)?;
-    write_outputs(&merged, args.json.as_deref(), args.plot.as_deref())?;
+    for input in &args.reports {
+        for (option, output) in [("--json", &args.json), ("--plot", &args.plot)] {
+            if output.as_deref().is_some_and(|o| identity(o) == identity(input)) {
+                return Err(format!(
+                    "{option} {} is one of the reports to merge: give the merged report another name",
+                    input.display()
+                ));
+            }
+        }
+    }
+    write_files(&merged, args.json.as_deref(), args.plot.as_deref())?;
+    crate::print_out(merged.summary())?;
     Ok(verdict(&merged, args.no_fail))
 }
 
@@ -263,9 +432,9 @@ fn check_extension(plot: Option<&Path>) -> Result<(), String> {
     }
 }
 
-/// The summary on stdout, then the JSON report and the plot (each written atomically).
-fn write_outputs(report: &Report, json: Option<&Path>, plot_path: Option<&Path>) -> Result<(), String> {
-    print!("{}", report.summary());
+/// The JSON report and the plot, each written atomically (before anything is printed, so that
+/// a closed standard output costs no file).
+fn write_files(report: &Report, json: Option<&Path>, plot_path: Option<&Path>) -> Result<(), String> {
     if let Some(path) = json {
         ptxfp::io::write_atomically(path, report.to_json().as_bytes()).map_err(|e| e.to_string())?;
     }

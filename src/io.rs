@@ -27,7 +27,7 @@ use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self as stdio, Read, Seek, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use crate::batch::Word;
 use crate::format::Format;
@@ -52,6 +52,9 @@ pub enum Error {
     /// A file's contents cannot be used: corrupt or unsupported `.npy`, a raw size that is not
     /// a whole number of words, a dtype that does not fit the operand, a different length.
     Data { path: PathBuf, message: String },
+    /// Stopped on request ([`run_until`]) before the output was complete: the output file was
+    /// not written (a file already there keeps its contents) and no temporary file remains.
+    Interrupted { output: PathBuf },
 }
 
 impl fmt::Display for Error {
@@ -60,6 +63,7 @@ impl fmt::Display for Error {
             Error::Instr(message) => f.write_str(message),
             Error::Io { path, action, source } => write!(f, "cannot {action} {}: {source}", path.display()),
             Error::Data { path, message } => write!(f, "{}: {message}", path.display()),
+            Error::Interrupted { output } => write!(f, "interrupted; {} was not written", output.display()),
         }
     }
 }
@@ -891,16 +895,29 @@ pub fn write_atomically(dest: &Path, bytes: &[u8]) -> Result<(), Error> {
 /// Evaluate `instr` over the input files (one per source operand, in operand order) and write
 /// the results to `output`, [`BLOCK`] elements at a time. Returns the number of elements.
 pub fn run(instr: &Instr, target: Target, inputs: &[&Path], output: &Path) -> Result<u64, Error> {
-    run_in_blocks(instr, target, inputs, output, BLOCK)
+    run_until(instr, target, inputs, output, &AtomicBool::new(false))
 }
 
-/// [`run`] with `block` elements per block (at least 1).
-pub fn run_in_blocks(
+/// [`run`] that stops when `stop` is set (polled before each block, e.g. by a Ctrl-C handler),
+/// with [`Error::Interrupted`]: the output is then not written and its temporary file removed.
+pub fn run_until(
+    instr: &Instr,
+    target: Target,
+    inputs: &[&Path],
+    output: &Path,
+    stop: &AtomicBool,
+) -> Result<u64, Error> {
+    run_in_blocks(instr, target, inputs, output, BLOCK, stop)
+}
+
+/// [`run_until`] with `block` elements per block (at least 1).
+fn run_in_blocks(
     instr: &Instr,
     target: Target,
     inputs: &[&Path],
     output: &Path,
     block: usize,
+    stop: &AtomicBool,
 ) -> Result<u64, Error> {
     target.check(instr).map_err(Error::Instr)?;
     if !instr.takes(inputs.len()) {
@@ -933,7 +950,7 @@ pub fn run_in_blocks(
     let mut writer = Writer::create(output, result_dtype(instr), len)?;
     let src_bits = instr.source_type(0).bits();
     let dst_bits = instr.result_bits();
-    let args = Stream { instr, target, readers: &mut readers[..], writer: &mut writer, len, block };
+    let args = Stream { instr, target, readers: &mut readers[..], writer: &mut writer, len, block, stop };
     crate::batch::with_words(src_bits, dst_bits, args).unwrap_or_else(|| {
         Err(Error::Instr(format!("{instr}: no {src_bits}-bit sources with {dst_bits}-bit results")))
     })?;
@@ -950,18 +967,22 @@ struct Stream<'a> {
     writer: &'a mut Writer,
     len: u64,
     block: usize,
+    stop: &'a AtomicBool,
 }
 
 impl crate::batch::WordsFn for Stream<'_> {
     type Output = Result<(), Error>;
 
     fn call<S: Word, D: Word>(self) -> Result<(), Error> {
-        let Stream { instr, target, readers, writer, len, block } = self;
+        let Stream { instr, target, readers, writer, len, block, stop } = self;
         let cap = usize::try_from(len).unwrap_or(usize::MAX).min(block.max(1));
         let mut sources: Vec<Vec<S>> = readers.iter().map(|_| vec![S::zeroed(); cap]).collect();
         let mut out = vec![D::zeroed(); cap];
         let mut done = 0u64;
         while done < len {
+            if stop.load(Ordering::Relaxed) {
+                return Err(Error::Interrupted { output: writer.dest.clone() });
+            }
             let n = (len - done).min(cap as u64) as usize;
             for (reader, buf) in readers.iter_mut().zip(&mut sources) {
                 reader.read_block(&mut buf[..n])?;
@@ -1054,11 +1075,17 @@ mod tests {
         let want: Vec<u32> = a.iter().zip(&b).map(|(&x, &y)| add.eval(&[x.into(), y.into()]).unwrap() as u32).collect();
         for block in [1, 2, 7, 64, 999, 1000, 1001, BLOCK] {
             let out = dir.0.join("d.bin");
-            let len = run_in_blocks(&add, Target::DEFAULT, &[&pa, &pb], &out, block).unwrap();
+            let len = run_in_blocks(&add, Target::DEFAULT, &[&pa, &pb], &out, block, &AtomicBool::new(false)).unwrap();
             assert_eq!(len, u64::from(n));
             let got = fs::read(&out).unwrap();
             assert_eq!(bytemuck::cast_slice::<u8, u32>(&got), &want[..], "block {block}");
         }
+        assert_eq!(dir.names(), ["a.bin", "b.npy", "d.bin"]);
+        // Stopped: the output keeps its contents and no temporary file remains.
+        let before = fs::read(dir.0.join("d.bin")).unwrap();
+        let stopped = run_until(&add, Target::DEFAULT, &[&pa, &pb], &dir.0.join("d.bin"), &AtomicBool::new(true));
+        assert!(matches!(stopped, Err(Error::Interrupted { .. })), "{stopped:?}");
+        assert_eq!(fs::read(dir.0.join("d.bin")).unwrap(), before);
         assert_eq!(dir.names(), ["a.bin", "b.npy", "d.bin"]);
     }
 

@@ -8,6 +8,7 @@ use std::ffi::OsString;
 use std::io::{self, BufRead, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::{CommandFactory, Parser, Subcommand};
 use ptxfp::operand::{format_result, parse_operand};
@@ -22,6 +23,9 @@ const FAILED: i32 = 3;
 /// reports for a command stopped by SIGPIPE.
 const CLOSED_OUTPUT: i32 = 141;
 
+/// The exit status of a `sweep` or `run` stopped by Ctrl-C or SIGTERM.
+const INTERRUPTED: i32 = 130;
+
 #[derive(Parser)]
 #[command(
     name = "ptxfp",
@@ -30,7 +34,7 @@ const CLOSED_OUTPUT: i32 = 141;
     after_help = "Exit status: 0 success; 1 a usage, input or I/O error; 3 a check failed (sweep or merge: \
                   the documented bound fails or the results differ from --ref, unless --no-fail; compare: \
                   results differ from the GPU's); 130 a sweep interrupted by Ctrl-C or SIGTERM (its checkpoint \
-                  saved); 141 standard output closed early (nothing more is printed; files are written \
+                  saved) or an interrupted run (its output not written); 141 standard output closed early (nothing more is printed; files are written \
                   before the text on standard output)."
 )]
 struct Cli {
@@ -143,7 +147,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Ops { filter } => list_ops(filter.as_deref()),
         Command::Eval { arch, instr, operands } => eval(&arch, &instr, &operands),
-        Command::Run { arch, instr, inputs, output } => run(&arch, &instr, &inputs, &output),
+        Command::Run { arch, instr, inputs, output } => return exit(run(&arch, &instr, &inputs, &output)),
         Command::Bench { json, size, arch, instrs } => bench(json, size, &arch, &instrs),
         Command::Sweep(args) => return exit(sweep_cmd::sweep(args)),
         Command::Merge(args) => return exit(sweep_cmd::merge(args)),
@@ -297,11 +301,22 @@ fn eval(arch: &str, spelling: &str, operands: &[String]) -> Result<(), String> {
     out.flush().map_err(stdout_error)
 }
 
-fn run(arch: &str, spelling: &str, inputs: &[PathBuf], output: &Path) -> Result<(), String> {
+fn run(arch: &str, spelling: &str, inputs: &[PathBuf], output: &Path) -> Result<i32, String> {
     let target: Target = arch.parse()?;
     let instr: Instr = spelling.parse().map_err(|e: ptxfp::ParseError| e.to_string())?;
     let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-    ptxfp::io::run(&instr, target, &inputs, output).map(|_| ()).map_err(|e| e.to_string())
+    // Ctrl-C and SIGTERM stop at the next block, removing the unfinished output.
+    static STOP: AtomicBool = AtomicBool::new(false);
+    ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst))
+        .map_err(|e| format!("cannot catch Ctrl-C and SIGTERM: {e}"))?;
+    match ptxfp::io::run_until(&instr, target, &inputs, output, &STOP) {
+        Ok(_) => Ok(0),
+        Err(e @ ptxfp::io::Error::Interrupted { .. }) => {
+            eprintln!("ptxfp: {e}");
+            Ok(INTERRUPTED)
+        }
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 fn eval_line<'a>(target: Target, instr: &Instr, words: impl Iterator<Item = &'a str>) -> Result<String, String> {

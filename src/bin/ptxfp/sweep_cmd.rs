@@ -296,7 +296,7 @@ pub fn sweep(args: SweepArgs) -> Result<i32, String> {
                 checkpoint_path.display(),
                 checkpoint_path.display()
             );
-            Ok(130)
+            Ok(crate::INTERRUPTED)
         }
         Outcome::Complete(report) => {
             if let Some(e) = save_error.into_inner().unwrap() {

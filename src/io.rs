@@ -32,6 +32,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use crate::batch::Word;
 use crate::format::Format;
 use crate::ptx::{Instr, MufuFn, Opcode, Target, Type};
+use crate::quote::Quoted;
 
 /// Elements evaluated per block: every input and the output hold one block in memory
 /// (at most 4 · 2^22 · 8 bytes = 128 MiB for a three-operand f64 instruction).
@@ -501,10 +502,10 @@ fn read_npy_header(path: &Path, file: &mut File, size: u64) -> Result<NpyHeader,
             "descr" => &mut descr,
             "fortran_order" => &mut fortran,
             "shape" => &mut shape,
-            other => return Err(corrupt(format!("unexpected header key '{other}'"))),
+            other => return Err(corrupt(format!("unexpected header key {}", Quoted(other)))),
         };
         if slot.replace(value).is_some() {
-            return Err(corrupt(format!("header key '{key}' appears twice")));
+            return Err(corrupt(format!("header key {} appears twice", Quoted(&key))));
         }
     }
     let missing = |key: &str| corrupt(format!("header lacks '{key}'"));
@@ -537,10 +538,13 @@ fn read_npy_header(path: &Path, file: &mut File, size: u64) -> Result<NpyHeader,
         None => {
             let little = descr.replacen('>', "<", 1);
             let message = if descr.starts_with('>') && Dtype::from_descr(&little).is_some() {
-                format!("big-endian dtype '{descr}' is not supported; save the array little-endian (arr.astype('{little}'))")
+                format!(
+                    "big-endian dtype {} is not supported; save the array little-endian (arr.astype('{little}'))",
+                    Quoted(&descr)
+                )
             } else {
                 let names: Vec<&str> = Dtype::ALL.iter().map(|d| d.name()).collect();
-                format!("unsupported dtype '{descr}'; ptxfp reads {} (little-endian)", names.join(", "))
+                format!("unsupported dtype {}; ptxfp reads {} (little-endian)", Quoted(&descr), names.join(", "))
             };
             return Err(data_error(path, message));
         }

@@ -22,6 +22,7 @@ pub mod operand;
 pub mod ops;
 pub mod prepared;
 pub mod ptx;
+pub mod quote;
 pub mod round;
 pub mod sweep;
 

@@ -4,6 +4,7 @@ use crate::format::Format;
 use crate::ops::cvt::cvt;
 use crate::ops::cvt_int::IntType;
 use crate::ptx::{Element, Type};
+use crate::quote::Quoted;
 use crate::round::Rounding;
 
 /// Parse one operand of type `ty`.
@@ -21,7 +22,7 @@ pub fn parse_operand(ty: Type, text: &str) -> Result<u64, String> {
     let t = text.trim();
     if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         let value = u64::from_str_radix(hex, 16)
-            .map_err(|_| format!("'{t}' is not a hex word (0x followed by at most 16 hex digits)"))?;
+            .map_err(|_| format!("{} is not a hex word (0x followed by at most 16 hex digits)", Quoted(t)))?;
         if ty.bits() < 64 && value >> ty.bits() != 0 {
             return Err(format!(
                 "hex word {t} is too wide for .{} ({} bits, at most {:#x})",
@@ -42,8 +43,9 @@ pub fn parse_operand(ty: Type, text: &str) -> Result<u64, String> {
     let parts: Vec<&str> = t.split(',').collect();
     if parts.len() != 2 {
         return Err(format!(
-            "a .{} operand is one hex word or two comma-separated values, element 0 first (got '{t}')",
-            ty.name()
+            "a .{} operand is one hex word or two comma-separated values, element 0 first (got {})",
+            ty.name(),
+            Quoted(t)
         ));
     }
     let lo = parse_decimal(fmt, parts[0])?;
@@ -54,7 +56,7 @@ pub fn parse_operand(ty: Type, text: &str) -> Result<u64, String> {
 fn parse_integer(ty: IntType, text: &str) -> Result<u64, String> {
     let range = || format!("{}..={}", ty.min(), ty.max());
     let value: i128 = text.parse().map_err(|_| {
-        format!("'{text}' is not a .{} operand (give an integer in {} or a hex word 0x…)", ty.name(), range())
+        format!("{} is not a .{} operand (give an integer in {} or a hex word 0x…)", Quoted(text), ty.name(), range())
     })?;
     if !(ty.min()..=ty.max()).contains(&value) {
         return Err(format!("{value} is out of the range of .{} ({})", ty.name(), range()));
@@ -73,7 +75,8 @@ fn parse_decimal(fmt: Format, text: &str) -> Result<u64, String> {
         let sign = if neg { fmt.sign_bit() } else { 0 };
         return Ok(sign | fmt.exp_mask() | fmt.quiet_bit());
     }
-    let bad = || format!("'{t}' is not a number (give a decimal like 1.5, -0, 1e-40, inf, nan, or a hex word 0x…)");
+    let bad =
+        || format!("{} is not a number (give a decimal like 1.5, -0, 1e-40, inf, nan, or a hex word 0x…)", Quoted(t));
     if body.is_empty() || !body.starts_with(|c: char| c.is_ascii_digit() || c == '.' || c == 'i') {
         return Err(bad());
     }

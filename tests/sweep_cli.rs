@@ -536,9 +536,9 @@ fn edited_damaged_or_contradicted_checkpoints_are_refused() {
             &[],
             "counts",
         ),
-        (saved.clone(), &["--range", "0.25..4.0"], "--range 0.25..4.0 contradicts"),
-        (saved.clone(), &["--arch", "sm_80"], "--arch sm_80 contradicts"),
-        (saved.clone(), &["--shard", "1/2"], "--shard 1/2 contradicts"),
+        (saved.clone(), &["--range", "0.25..4.0"], "--range '0.25..4.0' contradicts"),
+        (saved.clone(), &["--arch", "sm_80"], "--arch 'sm_80' contradicts"),
+        (saved.clone(), &["--shard", "1/2"], "--shard '1/2' contradicts"),
         (saved.clone(), &["ex2.approx.ftz.f32"], "contradicts"),
     ];
     assert!(done_units.as_array().is_some_and(|d| !d.is_empty()), "{done_units}");
@@ -550,6 +550,34 @@ fn edited_damaged_or_contradicted_checkpoints_are_refused() {
     // Options that agree with the checkpoint are accepted.
     let (code, err) = resume(&saved, &["lg2.approx.ftz.f32", "--range", "0.25..8.0", "--arch", "sm_90"]);
     assert_eq!(code, Some(0), "{err}");
+}
+
+// Issue: what ptxfp reads back is validated (shard reports too).
+#[test]
+fn inconsistent_shard_reports_are_refused() {
+    let dir = TempDir::new("shard-edit");
+    let reports: Vec<Value> = ["1/2", "2/2"]
+        .iter()
+        .map(|k| sweep_json(&dir, &format!("s{}.json", &k[..1]), &["ex2.approx.f16", "--shard", k]))
+        .collect();
+    type Edit = fn(&mut Value);
+    let edits: [(&str, Edit); 3] = [
+        ("count", |r| r["count"] = (r["count"].as_u64().unwrap() + 1).into()),
+        ("profile", |r| r["profile"][0]["count"] = (r["profile"][0]["count"].as_u64().unwrap() + 7).into()),
+        ("mismatches", |r| r["mismatches"]["count"] = (r["count"].as_u64().unwrap() + 1).into()),
+    ];
+    for (name, edit) in edits {
+        let mut edited = reports[0].clone();
+        edit(&mut edited);
+        fs::write(dir.path("s1.json"), serde_json::to_string(&edited).unwrap()).unwrap();
+        let out = ptxfp(&dir, &["merge", "s1.json", "s2.json", "--json", "m.json"]);
+        assert_eq!(out.status.code(), Some(1), "{name}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("inconsistent"), "{name}: {}", text(&out.stderr));
+        assert!(!dir.path("m.json").exists());
+    }
+    fs::write(dir.path("s1.json"), serde_json::to_string(&reports[0]).unwrap()).unwrap();
+    let out = ptxfp(&dir, &["merge", "s1.json", "s2.json", "--json", "m.json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
 // Issue: a huge --random count exhausted memory.

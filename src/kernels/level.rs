@@ -13,6 +13,7 @@ use std::str::FromStr;
 use std::sync::OnceLock;
 
 use super::lanes::groups;
+use crate::quote::Quoted;
 
 /// An instruction-set level of the batch kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -97,7 +98,7 @@ impl fmt::Display for SimdLevelError {
         match self {
             SimdLevelError::Unknown { name } => {
                 let name: String = name.chars().take(40).collect();
-                write!(f, "'{name}' is not a SIMD level; the levels are baseline, avx2 and avx512")
+                write!(f, "{} is not a SIMD level; the levels are baseline, avx2 and avx512", Quoted(name.as_str()))
             }
             SimdLevelError::Unsupported { level, detected } => {
                 write!(f, "this processor cannot run the {level} kernels; its widest level is {detected}")

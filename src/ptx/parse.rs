@@ -7,6 +7,7 @@ use std::str::FromStr;
 use super::catalog::{self, CatalogEntry};
 use super::instr::{Instr, Mode, Modifiers, MufuFn, Opcode, RroMode, Type};
 use crate::ops::testp::Property;
+use crate::quote::Quoted;
 use crate::round::Rounding;
 
 /// Why a spelling is not a legal instruction.
@@ -29,7 +30,7 @@ pub enum ParseErrorKind {
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid instruction '{}': {}", self.spelling, self.message)
+        write!(f, "invalid instruction {}: {}", Quoted(&self.spelling), self.message)
     }
 }
 
@@ -88,8 +89,11 @@ fn tokenize(s: &str) -> Result<Instr, String> {
         _ => {}
     }
     if !PTX_MNEMONICS.contains(&head) {
-        let shown =
-            if head.is_empty() { "an empty mnemonic".to_string() } else { format!("unknown mnemonic '{head}'") };
+        let shown = if head.is_empty() {
+            "an empty mnemonic".to_string()
+        } else {
+            format!("unknown mnemonic {}", Quoted(head))
+        };
         return Err(format!("{shown}; known: {}, MUFU, RRO", PTX_MNEMONICS.join(", ")));
     }
     let mut rest: Vec<&str> = parts.collect();
@@ -98,12 +102,9 @@ fn tokenize(s: &str) -> Result<Instr, String> {
             return Err(format!("testp needs a property: {}", property_list()));
         }
         let word = rest.remove(0);
-        Some(
-            Property::ALL
-                .into_iter()
-                .find(|p| p.name() == word)
-                .ok_or_else(|| format!("unknown testp property '.{word}'; legal: {}", property_list()))?,
-        )
+        Some(Property::ALL.into_iter().find(|p| p.name() == word).ok_or_else(|| {
+            format!("unknown testp property {}; legal: {}", Quoted(&format!(".{word}")), property_list())
+        })?)
     } else {
         None
     };
@@ -117,7 +118,7 @@ fn tokenize(s: &str) -> Result<Instr, String> {
             continue;
         }
         if !types.is_empty() {
-            return Err(format!("modifier '.{word}' after the type; the type comes last"));
+            return Err(format!("modifier {} after the type; the type comes last", Quoted(&format!(".{word}"))));
         }
         let new_mode = match word {
             "rn" => Some(Mode::Round(Rounding::Rn)),
@@ -179,7 +180,7 @@ fn tokenize_mufu(rest: Vec<&str>) -> Result<Instr, String> {
     let func = MufuFn::ALL
         .into_iter()
         .find(|f| f.name() == name)
-        .ok_or_else(|| format!("unknown MUFU function '.{name}'; legal: {}", fn_list()))?;
+        .ok_or_else(|| format!("unknown MUFU function {}; legal: {}", Quoted(&format!(".{name}")), fn_list()))?;
     let mut ty = Type::F32;
     let mut mods = Modifiers::default();
     for &word in tail {
@@ -189,7 +190,10 @@ fn tokenize_mufu(rest: Vec<&str>) -> Result<Instr, String> {
             "SAT" if !mods.sat => mods.sat = true,
             "F16" | "BF16" | "SAT" => return Err(format!("modifier '.{word}' given twice or with another format")),
             _ => {
-                return Err(format!("unknown MUFU modifier '.{word}'; legal: .SAT, and .F16 or .BF16 for EX2 and TANH"))
+                return Err(format!(
+                    "unknown MUFU modifier {}; legal: .SAT, and .F16 or .BF16 for EX2 and TANH",
+                    Quoted(&format!(".{word}"))
+                ))
             }
         }
     }
@@ -283,7 +287,7 @@ fn unknown_word(head: &str, word: &str) -> String {
         legal.extend(modifier_words(&e.instr));
     }
     let legal: Vec<_> = legal.into_iter().collect();
-    format!("unknown modifier '.{word}' for {head}; legal modifiers: {}", legal.join(" "))
+    format!("unknown modifier {} for {head}; legal modifiers: {}", Quoted(&format!(".{word}")), legal.join(" "))
 }
 
 /// Explain why a structurally valid spelling is not in the catalog.
@@ -316,7 +320,7 @@ fn diagnose(i: &Instr) -> String {
         if allowed.is_empty() { "none".to_string() } else { allowed.iter().cloned().collect::<Vec<_>>().join(" ") };
     for w in &given {
         if !allowed.contains(w) {
-            return format!("'{w}' is not allowed on {base}; its modifiers are: {allowed_list}");
+            return format!("{} is not allowed on {base}; its modifiers are: {allowed_list}", Quoted(w));
         }
     }
     // Legal spellings that contain every given modifier: what is missing?

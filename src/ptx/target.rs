@@ -5,6 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::instr::{Instr, Opcode};
+use crate::quote::Quoted;
 
 /// A GPU architecture, `sm_XX` as the number XX.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -112,7 +113,7 @@ impl FromStr for Target {
         let digits = digits.trim_end_matches(['a', 'f']);
         let sm: u32 = digits
             .parse()
-            .map_err(|_| format!("'{s}' is not an architecture; write sm_XX, one of {}", known_list()))?;
+            .map_err(|_| format!("{} is not an architecture; write sm_XX, one of {}", Quoted(s), known_list()))?;
         Target::new(sm)
     }
 }

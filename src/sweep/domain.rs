@@ -11,6 +11,7 @@ use crate::kernels::level::{at_level, Isa};
 use crate::kernels::SimdLevel;
 use crate::operand::parse_operand;
 use crate::ptx::Type;
+use crate::quote::Quoted;
 
 /// Domains larger than this are sampled rather than enumerated.
 pub const EXHAUSTIVE_LIMIT: u64 = 1 << 32;
@@ -83,7 +84,7 @@ impl PatternSet {
     /// (`0x3f800000..0x40000000`: the patterns themselves, NaNs included if in range).
     pub fn range(fmt: Format, text: &str) -> Result<PatternSet, String> {
         let syntax = || {
-            format!("'{text}' is not a range: write LO..HI or LO..=HI with decimal values (1.0..2.0) or hex bit patterns (0x3f800000..0x40000000)")
+            format!("{} is not a range: write LO..HI or LO..=HI with decimal values (1.0..2.0) or hex bit patterns (0x3f800000..0x40000000)", Quoted(text))
         };
         let (lo_text, hi_text, inclusive) = match text.split_once("..=") {
             Some((lo, hi)) => (lo, hi, true),
@@ -141,7 +142,7 @@ impl PatternSet {
                 }
                 Ok(PatternSet { fmt, intervals })
             }
-            _ => Err(format!("'{text}': give both bounds as decimal values or both as hex bit patterns")),
+            _ => Err(format!("{}: give both bounds as decimal values or both as hex bit patterns", Quoted(text))),
         }
     }
 

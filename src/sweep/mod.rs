@@ -28,6 +28,7 @@ use crate::format::Format;
 use crate::kernels;
 use crate::kernels::level::{at_level, Isa};
 use crate::ptx::{Instr, Opcode, Target};
+use crate::quote::Quoted;
 use bound::Bound;
 use domain::Domain;
 use reference::Reference;
@@ -51,7 +52,7 @@ impl Shard {
 
     /// Parse `K/N` (1 ≤ K ≤ N).
     pub fn parse(text: &str) -> Result<Shard, String> {
-        let bad = || format!("'{text}' is not a shard: write K/N with 1 <= K <= N, e.g. 2/3");
+        let bad = || format!("{} is not a shard: write K/N with 1 <= K <= N, e.g. 2/3", Quoted(text));
         let (k, n) = text.split_once('/').ok_or_else(bad)?;
         let (index, count): (u64, u64) = (k.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
         if index == 0 || index > count {
@@ -180,7 +181,10 @@ impl Sweep {
                     let path = std::path::Path::new(text);
                     if !path.exists() && !text.contains(['/', '\\']) && !text.contains(".npy") && !text.contains(".bin")
                     {
-                        return Err(format!("--ref {text}: not an instruction ({parse_error}) and no such file"));
+                        return Err(format!(
+                            "--ref {}: not an instruction ({parse_error}) and no such file",
+                            Quoted(text)
+                        ));
                     }
                     Reference::dump(path, &instr, domain.count(), open_dump)?
                 }

@@ -11,6 +11,7 @@ use super::domain::{from_ordinal, ordinal};
 use super::plot::Metric;
 use super::stats::{Case, Context, Extremes, Stats};
 use crate::format::Format;
+use crate::quote::Quoted;
 
 /// An f64 that survives JSON: finite values as numbers, the others as "inf", "-inf", "nan".
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -41,7 +42,7 @@ impl<'de> Deserialize<'de> for Real {
                 "inf" => Ok(Real(f64::INFINITY)),
                 "-inf" => Ok(Real(f64::NEG_INFINITY)),
                 "nan" => Ok(Real(f64::NAN)),
-                _ => Err(serde::de::Error::custom(format!("'{t}' is not a number"))),
+                _ => Err(serde::de::Error::custom(format!("{} is not a number", Quoted(&t)))),
             },
         }
     }
@@ -63,7 +64,7 @@ impl<'de> Deserialize<'de> for Hex {
         t.strip_prefix("0x")
             .and_then(|h| u64::from_str_radix(h, 16).ok())
             .map(Hex)
-            .ok_or_else(|| serde::de::Error::custom(format!("'{t}' is not a hex word")))
+            .ok_or_else(|| serde::de::Error::custom(format!("{} is not a hex word", Quoted(&t))))
     }
 }
 
@@ -338,8 +339,11 @@ impl Report {
         }
     }
 
-    /// The statistics this report was made from.
+    /// The statistics this report was made from. A report read back (a shard to merge, the
+    /// report in a checkpoint) must be consistent: its binades and its profile each count every
+    /// input once, and no tally exceeds the count.
     pub fn stats(&self, ctx: &Context) -> Result<Stats, String> {
+        self.check_counts()?;
         let mut s = Stats::new(ctx);
         s.count = self.count;
         for (&d, &n) in &self.ulp_histogram {
@@ -372,6 +376,31 @@ impl Report {
                 Extremes { count: b.count, max_ulp: b.max_ulp, max_abs: b.max_abs_error.0, max_rel: b.max_rel_error.0 };
         }
         Ok(s)
+    }
+
+    fn check_counts(&self) -> Result<(), String> {
+        fn sum(mut counts: impl Iterator<Item = u64>) -> Option<u64> {
+            counts.try_fold(0u64, u64::checked_add)
+        }
+        let totals = [
+            ("binade counts", sum(self.binades.iter().map(|b| b.count)), true),
+            ("profile counts", sum(self.profile.iter().map(|b| b.count)), true),
+            ("ulp histogram", sum(self.ulp_histogram.values().copied()), false),
+            ("mismatch count", Some(self.mismatches.count), false),
+            ("special-value mismatch count", Some(self.special_mismatches.count), false),
+        ];
+        for (what, total, exact) in totals {
+            let fits = total.is_some_and(|t| if exact { t == self.count } else { t <= self.count });
+            if !fits {
+                let total = total.map_or("more than 2^64".into(), |t| t.to_string());
+                let relation = if exact { "" } else { "at most " };
+                return Err(format!(
+                    "the report of {} is inconsistent: its {what} total {total}, where {relation}its count {} is expected",
+                    self.instr, self.count
+                ));
+            }
+        }
+        Ok(())
     }
 
     pub fn to_json(&self) -> String {

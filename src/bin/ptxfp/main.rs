@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use clap::{CommandFactory, Parser, Subcommand};
 use ptxfp::operand::{format_result, parse_operand};
 use ptxfp::ptx::catalog;
+use ptxfp::quote::Quoted;
 use ptxfp::{Instr, Opcode, SimdLevel, Target, SIMD_LEVEL_VARIABLE};
 
 /// The exit status of a check that found a failure: a bound failed, results differ from
@@ -228,7 +229,7 @@ fn hoist_eval_options(mut args: Vec<OsString>) -> Vec<OsString> {
 /// A buffer length for `bench --size`: as `--random` counts are written (`1e6`, `1_000_000`).
 fn parse_length(text: &str) -> Result<usize, String> {
     let n = sweep_cmd::parse_count(text)?;
-    usize::try_from(n).map_err(|_| format!("{text}: too many elements for this machine"))
+    usize::try_from(n).map_err(|_| format!("{}: too many elements for this machine", Quoted(text)))
 }
 
 /// The targets `--arch` accepts that have `instr` with `sources` operands: `sm_53+`, or

@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use clap::Args;
+use ptxfp::quote::Quoted;
 use ptxfp::sweep::plot::{self, Bucket, Metric, PlotData};
 use ptxfp::sweep::report::Report;
 use ptxfp::sweep::{Checkpoint, Control, Outcome, Shard, Spec, Sweep};
@@ -128,7 +129,7 @@ impl Saved {
         let not_one = |e: &dyn std::fmt::Display| format!("{}: not a ptxfp sweep checkpoint: {e}", path.display());
         let envelope: Envelope = serde_json::from_str(text).map_err(|e| not_one(&e))?;
         if envelope.format != CHECKPOINT_FORMAT {
-            return Err(not_one(&format_args!("its format is {:?}", truncated(&envelope.format))));
+            return Err(not_one(&format_args!("its format is {}", Quoted(&envelope.format))));
         }
         if envelope.version != CHECKPOINT_VERSION {
             return Err(format!(
@@ -146,14 +147,6 @@ impl Saved {
             ));
         }
         serde_json::from_str(body).map_err(|e| not_one(&e))
-    }
-}
-
-/// At most 80 characters of `text`, for quoting what a user gave.
-fn truncated(text: &str) -> String {
-    match text.char_indices().nth(80) {
-        Some((end, _)) => format!("{}…", &text[..end]),
-        None => text.to_string(),
     }
 }
 
@@ -183,7 +176,7 @@ pub fn parse_count(text: &str) -> Result<u64, String> {
     }
     match t.parse::<f64>() {
         Ok(v) if v >= 1.0 && v.fract() == 0.0 && v <= 2f64.powi(63) => Ok(v as u64),
-        _ => Err(format!("'{text}' is not a whole number of cases (e.g. 1000000 or 1e6)")),
+        _ => Err(format!("{} is not a whole number of cases (e.g. 1000000 or 1e6)", Quoted(text))),
     }
 }
 
@@ -325,7 +318,7 @@ fn digest(spec: &Spec, shard: Shard) -> u32 {
 
 /// Options given with `--resume` must agree with the checkpoint's sweep.
 fn check_agrees(args: &SweepArgs, spec: &Spec, shard: Shard, path: &Path) -> Result<(), String> {
-    let shown = |v: Option<String>| v.unwrap_or_else(|| "not given".into());
+    let shown = |v: Option<String>| v.map_or("not given".into(), |v| Quoted(&v).to_string());
     let given_shard = args.shard.as_deref().map(Shard::parse).transpose()?;
     let checks: [(&str, Option<String>, Option<String>, bool); 8] = [
         ("the instruction", args.instr.clone(), Some(spec.instr.clone()), args.instr.as_ref() == Some(&spec.instr)),
@@ -351,7 +344,7 @@ fn check_agrees(args: &SweepArgs, spec: &Spec, shard: Shard, path: &Path) -> Res
         if let Some(given) = given.filter(|_| !agree) {
             return Err(format!(
                 "{name} {} contradicts the checkpoint {}, whose sweep has {name} {}; resume without it, or start a new sweep",
-                truncated(&given),
+                Quoted(&given),
                 path.display(),
                 shown(saved)
             ));

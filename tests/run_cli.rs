@@ -579,3 +579,34 @@ fn unusable_output_paths_are_errors() {
     }
     assert_eq!(dir.names(), ["a.bin"]);
 }
+
+/// Ctrl-C and SIGTERM during a run: status 130, the destination as it was, no temporary file.
+/// (A run that finishes before the signal arrives has nothing to check.)
+#[test]
+#[cfg(unix)]
+fn a_signal_stops_a_run_without_leaving_its_output() {
+    let dir = TempDir::new("signal");
+    let input = dir.path("a.bin");
+    fs::write(&input, vec![0x3Fu8; 256 << 20]).unwrap();
+    let out = dir.path("d.bin");
+    for signal in ["-INT", "-TERM"] {
+        fs::write(&out, "old").unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_ptxfp"))
+            .args(["run", "fma.rn.f32", "--out"])
+            .arg(&out)
+            .args(["--in", input.to_str().unwrap(), "--in", input.to_str().unwrap(), "--in", input.to_str().unwrap()])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert!(Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap().success());
+        let o = child.wait_with_output().unwrap();
+        if o.status.success() {
+            continue;
+        }
+        assert_eq!(o.status.code(), Some(130), "{signal}: {}", stderr(&o));
+        assert!(stderr(&o).contains("was not written"), "{}", stderr(&o));
+        assert_eq!(fs::read_to_string(&out).unwrap(), "old");
+        assert_eq!(dir.names(), ["a.bin", "d.bin"], "{signal}");
+    }
+}

@@ -6,7 +6,7 @@ the tables cover), finds for each table segment the one row [c0, c1, c2] with wh
 datapath reproduces every output of the segment, and writes them as data/sm90_sfu_tables.csv.
 It stops with an error if a segment has no such row or more than one.
 
-The datapaths (the Tesla SFU's, SEMANTICS §2.2, with the squarer `sq`):
+The datapaths (the Tesla SFU's, docs/semantics.md §2.2, with the squarer `sq`):
   SQRT  y = m·2^-2p in [0.5, 2) (p the exponent parity), row = p·64 + frac[22:17],
         xl = frac[16:0]; acc = (c0 << 14) + c1·xl + c2·sq(xl) + 0x7FFF ≈ √y·2^40;
         q = acc >> 17 when acc ≥ 2^40, else acc >> 16.

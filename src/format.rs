@@ -1,9 +1,9 @@
 //! The four scalar floating-point formats and their bit-level anatomy.
 //!
 //! Every value travels through ptxfp as raw bits in the low bits of a `u64`. This module knows
-//! how wide each format is, where its fields sit, what its canonical NaN is (SEMANTICS §4), how
+//! how wide each format is, where its fields sit, what its canonical NaN is (docs/semantics.md §4), how
 //! to classify a bit pattern and how to flush a subnormal input to a sign-preserving zero
-//! (SEMANTICS §5). Packed forms (f16x2, bf16x2, f32x2) are split into these scalars by
+//! (docs/semantics.md §5). Packed forms (f16x2, bf16x2, f32x2) are split into these scalars by
 //! [`crate::ptx::Type`].
 
 /// A scalar IEEE-style binary floating-point format.
@@ -153,9 +153,9 @@ impl Format {
         (self.bias() as u64) << self.frac_bits()
     }
 
-    /// The NaN NVIDIA hardware writes for this format \[DOC, SEMANTICS §4\]: f32 0x7FFFFFFF,
+    /// The NaN NVIDIA hardware writes for this format \[DOC, docs/semantics.md §4\]: f32 0x7FFFFFFF,
     /// f16 and bf16 0x7FFF. f64 has no canonical NaN (payloads propagate); for an invalid
-    /// operation it produces 0xFFF8000000000000 \[INF, SEMANTICS §4\].
+    /// operation it produces 0xFFF8000000000000 \[INF, docs/semantics.md §4\].
     #[inline]
     pub const fn canonical_nan(self) -> u64 {
         match self {
@@ -201,7 +201,7 @@ impl Format {
         }
     }
 
-    /// Flush a subnormal to a zero of the same sign (the input side of `.ftz`, SEMANTICS §5
+    /// Flush a subnormal to a zero of the same sign (the input side of `.ftz`, docs/semantics.md §5
     /// \[DOC\]); every other pattern is returned unchanged.
     #[inline]
     pub const fn flush_subnormal(self, bits: u64) -> u64 {

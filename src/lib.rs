@@ -8,7 +8,7 @@
 //! ```
 //!
 //! Every instruction has one scalar definition (the `ops` modules), written after the rules of
-//! SEMANTICS.md; values travel as raw bits in the low bits of a `u64`.
+//! docs/semantics.md; values travel as raw bits in the low bits of a `u64`.
 
 pub mod batch;
 pub mod bench;

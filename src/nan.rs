@@ -1,11 +1,11 @@
-//! NVIDIA's NaN rules (SEMANTICS §4), in one place. Every arithmetic definition that meets a
+//! NVIDIA's NaN rules (docs/semantics.md §4), in one place. Every arithmetic definition that meets a
 //! NaN operand or performs an invalid operation asks this module for the result.
 
 use crate::format::Format;
 
 /// The result of an arithmetic operation some of whose `operands` are NaN.
 ///
-/// f32, f16, bf16: the canonical NaN, no payload propagation \[DOC, SEMANTICS §4\].
+/// f32, f16, bf16: the canonical NaN, no payload propagation \[DOC, docs/semantics.md §4\].
 /// f64: the first NaN of `operands`, quieted, payload and sign kept \[DOC: payloads propagate\].
 /// Callers list the operands in the order the hardware searches them, which is not operand
 /// order: [`F64_NAN_ORDER`] and [`F64_NAN_ORDER_FMA`].
@@ -46,7 +46,7 @@ pub const fn is_oob_nan(x: u64) -> bool {
 }
 
 /// The NaN produced by an invalid operation (∞ − ∞, 0 · ∞, 0/0, ∞/∞, √negative):
-/// the canonical NaN for f32/f16/bf16 \[DOC\], 0xFFF8000000000000 for f64 \[INF, SEMANTICS §4\].
+/// the canonical NaN for f32/f16/bf16 \[DOC\], 0xFFF8000000000000 for f64 \[INF, docs/semantics.md §4\].
 #[inline]
 pub const fn invalid(fmt: Format) -> u64 {
     fmt.canonical_nan()

@@ -50,7 +50,7 @@ impl Rounding {
     }
 
     /// The zero an exact cancellation `x + (−x)` produces: −0 under `.rm`, +0 otherwise
-    /// (IEEE 754 §6.3).
+    /// (IEEE 754-2019 clause 6.3).
     pub const fn cancellation_zero_is_negative(self) -> bool {
         matches!(self, Rounding::Rm)
     }
@@ -145,7 +145,7 @@ pub(crate) fn shift_right_round<S: Sig>(sig: S, shift: u32, neg: bool, rnd: Roun
 /// significant bits and ORs a sticky bit into the lowest one, so that the discarded part is
 /// never mistaken for an exact half.
 ///
-/// Tininess (SEMANTICS §5, \[PTXAS\] for RN, \[INF\] for the directed modes): the significand is
+/// Tininess (docs/semantics.md §5, \[PTXAS\] for RN, \[INF\] for the directed modes): the significand is
 /// first rounded to `p` bits in the requested direction as if the exponent were unbounded. If
 /// that value is below the smallest normal, the result is tiny: with `ftz` it becomes a zero
 /// of the same sign; without it the *exact* value is rounded once more onto the subnormal
@@ -196,7 +196,7 @@ pub(crate) fn round_pack_sig<S: Sig>(fmt: Format, neg: bool, exp: i32, sig: S, r
 }
 
 /// `.sat`: clamp to [+0, 1.0]; NaN → +0 and every negative value, −0 included, → +0
-/// (SEMANTICS §4–§5: \[DOC\] for the clamp and NaN, \[RE Tesla / INF modern\] for −0).
+/// (docs/semantics.md §4–§5: \[DOC\] for the clamp and NaN, \[RE Tesla / INF modern\] for −0).
 #[inline]
 pub const fn saturate(fmt: Format, bits: u64) -> u64 {
     if fmt.is_nan(bits) || fmt.is_neg(bits) {
@@ -228,7 +228,7 @@ mod tests {
 
     #[test]
     fn ftz_tininess_is_decided_after_rounding_with_unbounded_exponent() {
-        // SEMANTICS §5: (1−3000·2^-24)·FLT_MIN·(1+1500·2^-23), ptxas constant folding on sm_80.
+        // docs/semantics.md §5: (1−3000·2^-24)·FLT_MIN·(1+1500·2^-23), ptxas constant folding on sm_80.
         let a = Format::F32.unpack(0x3F7F_F448, false);
         let b = Format::F32.unpack(0x0080_05DC, false);
         let (

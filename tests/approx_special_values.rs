@@ -115,7 +115,7 @@ fn f64_high_word_approximations() {
 
 #[test]
 fn rsqrt_approx_f64_software_sequence_slow_path() {
-    // SEMANTICS §1.3: ±0 → ±Inf; NaN → x + x; negative → 0xFFF8000000000000; +Inf → +0.
+    // docs/semantics.md §1.3: ±0 → ±Inf; NaN → x + x; negative → 0xFFF8000000000000; +Inf → +0.
     let t = Target::DEFAULT;
     assert_eq!(eval_on(t, "rsqrt.approx.f64", &[0]), 0x7FF0_0000_0000_0000);
     assert_eq!(eval_on(t, "rsqrt.approx.f64", &[0x8000_0000_0000_0000]), 0xFFF0_0000_0000_0000);
@@ -137,7 +137,7 @@ fn sin_cos_approx() {
     table(&["sin.approx.f32", "sin.approx.ftz.f32"], &sin);
     let cos = [(NEG_INF, CNAN), (NEG_ZERO, ONE), (POS_ZERO, ONE), (POS_INF, CNAN), (NAN, CNAN)];
     table(&["cos.approx.f32", "cos.approx.ftz.f32"], &cos);
-    // Subnormal arguments: FMUL.RZ keeps a subnormal that MUFU then flushes (SEMANTICS §5).
+    // Subnormal arguments: FMUL.RZ keeps a subnormal that MUFU then flushes (docs/semantics.md §5).
     table(&["sin.approx.f32", "sin.approx.ftz.f32"], &[(NEG_SUB, NEG_ZERO), (POS_SUB, POS_ZERO)]);
     table(&["cos.approx.f32", "cos.approx.ftz.f32"], &[(NEG_SUB, ONE), (POS_SUB, ONE)]);
     // The MUFU page: SIN(±denorm) = ±0, COS(denorm) = 1.

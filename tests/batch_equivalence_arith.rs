@@ -93,7 +93,7 @@ fn spellings(family: Family, fmt: Format) -> Vec<(Instr, Target, usize)> {
 
 /// Operands whose exact `a·b + c` (c = 0 for `mul`) lies within a few units of the smallest
 /// normal, either sign: where `.ftz` decides tininess after rounding with an unbounded
-/// exponent (SEMANTICS §5). `a·b` is aimed at (m + 1)·2^emin and `c` is −m·2^emin; half of
+/// exponent (docs/semantics.md §5). `a·b` is aimed at (m + 1)·2^emin and `c` is −m·2^emin; half of
 /// the time `a` is a power of two, so that the product hits the aim exactly.
 fn near_min_normal(rng: &mut Rng, l: Layout, with_addend: bool) -> [u64; 3] {
     let m = if with_addend { rng.below(4) } else { 0 };

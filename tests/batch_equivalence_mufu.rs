@@ -56,7 +56,7 @@ const SPELLINGS: [&str; 30] = [
     "MUFU.TANH",
 ];
 
-/// The spellings whose sm_5x/6x lowering goes through RRO (SEMANTICS §1.2): no kernel there.
+/// The spellings whose sm_5x/6x lowering goes through RRO (docs/semantics.md §1.2): no kernel there.
 fn uses_rro(spelling: &str) -> bool {
     ["ex2", "sin", "cos", "MUFU.EX2", "MUFU.SIN", "MUFU.COS"].iter().any(|p| spelling.starts_with(p))
 }
@@ -191,7 +191,7 @@ fn target_independent_kernels_match_scalar_on_sm_52() {
     }
 }
 
-/// sm_50 has no MUFU.SQRT and lowers `sqrt.approx` to RCP(RSQ(x)) (SEMANTICS §1.1).
+/// sm_50 has no MUFU.SQRT and lowers `sqrt.approx` to RCP(RSQ(x)) (docs/semantics.md §1.1).
 #[test]
 fn sqrt_approx_has_no_kernel_on_sm_50() {
     let sm50 = Target::new(50).unwrap();

@@ -1,4 +1,4 @@
-//! The documented error bounds of the approximate instructions (SEMANTICS §6, PTX ISA
+//! The documented error bounds of the approximate instructions (docs/semantics.md §6, PTX ISA
 //! §9.7.3.8–22, §9.7.4.9–10), on every input, against correctly rounded references
 //! (CORE-MATH) or f64 arithmetic whose own error is far below the bound.
 //!
@@ -140,7 +140,7 @@ fn sin_cos_approx_sampled() {
     for (spelling, f) in [("sin.approx.f32", core_math::sin as fn(f64) -> f64), ("cos.approx.f32", core_math::cos)] {
         let near = |x: f32| (x as f64).abs() <= 2.0 * PI;
         let w = sweep(spelling, STEP, near, |x, r| (r as f64 - f(x as f64)).abs());
-        // The model of cos exceeds the PTX figure 2^-20.5 by 0.07 bit (2^-20.43, SEMANTICS
+        // The model of cos exceeds the PTX figure 2^-20.5 by 0.07 bit (2^-20.43, docs/semantics.md
         // §2.3): near the zeros of cos the FMUL.RZ of the ptxas sequence alone contributes up
         // to 2π·2^-24 and the Tesla SIN table up to 2^-21.49. Assert the model's own maximum.
         let bound = if spelling.starts_with("cos") { 2f64.powf(-20.42) } else { 2f64.powf(-20.5) };

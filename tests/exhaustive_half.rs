@@ -28,7 +28,7 @@
 //! both operands are unchanged by the input flush, so both definitions round the same exact
 //! value x (or give the same NaN, infinity or exact zero), and they differ only if x is tiny,
 //! i.e. below 2^-14 in magnitude after rounding to 11 bits with unbounded exponent
-//! (SEMANTICS §5):
+//! (docs/semantics.md §5):
 //! - |r| > 2^-14: r is at least 2^-14 + 2^-24, and |x| ≥ |r| − 2^-25 > 2^-14, so x is not tiny
 //!   and the `.ftz` result is r;
 //! - |r| < 2^-14 (r zero or subnormal): |x| lies below the midpoint 2^-14 − 2^-25 between the
@@ -70,7 +70,7 @@
 //!   |sum| ≥ f32's threshold > bf16's).
 //!
 //! NaN: whenever the reference is NaN, ptxfp must write exactly the canonical 0x7FFF
-//! (SEMANTICS §4); signed zeros and everything else are compared bit for bit.
+//! (docs/semantics.md §4); signed zeros and everything else are compared bit for bit.
 
 use std::time::Instant;
 

@@ -14,7 +14,7 @@
 //! an input, hours for the 46 spellings. The definitions are instead read from one evaluation
 //! of a function per input and group (the dispatch of `eval_unchecked` is about half of its
 //! cost). For the ten MUFU groups that is the MUFU function (`ptxfp::mufu`, 5–15 ns), read
-//! exactly as `ptx::lower` composes the spellings on sm_70 and later (SEMANTICS §1.1):
+//! exactly as `ptx::lower` composes the spellings on sm_70 and later (docs/semantics.md §1.1):
 //! - `MUFU.X` is the function, `MUFU.X.SAT` its result through `round::saturate`;
 //! - `rcp`, `rsqrt`, `sqrt`, `lg2` and `ex2` `.approx.ftz.f32` and `tanh.approx.f32` are the
 //!   function itself;

@@ -1,5 +1,5 @@
 //! Published measurements of real NVIDIA GPUs (the project's copy of the numbers is in this
-//! file; source: ../shared/groundtruth/, SEMANTICS §2.3a), reproduced through the PTX
+//! file; source: ../shared/groundtruth/, docs/semantics.md §2.3a), reproduced through the PTX
 //! instructions.
 
 use std::collections::BTreeMap;
@@ -140,7 +140,7 @@ fn div_full_of_one_is_rcp_approx_ftz_everywhere_claimed() {
 
 #[test]
 fn targets_do_not_change_rcp_rsqrt_results() {
-    // SEMANTICS §1.1: the rcp/rsqrt sequences are the same on sm_52 … sm_120.
+    // docs/semantics.md §1.1: the rcp/rsqrt sequences are the same on sm_52 … sm_120.
     let r = instr("rsqrt.approx.f32");
     for bits in (0u32..=u32::MAX).step_by(65_537) {
         let a = r.eval_on(Target::new(52).unwrap(), &[bits as u64]).unwrap();

@@ -164,7 +164,7 @@ fn fma_oob_zeroes_for_a_multiplicand_0x7ff7_of_either_sign() {
 
 /// The `.ftz.f32` tininess boundary: all 263,682 products of the capture (a within 2^-15 of 1,
 /// b within 128 units of 2^-126, both signs) agreed with ptxfp in the four rounding modes,
-/// these two of them among them (SEMANTICS §5's ptxas folds, which the H200 confirms).
+/// these two of them among them (docs/semantics.md §5's ptxas folds, which the H200 confirms).
 #[test]
 fn ftz_tininess_follows_rounding_with_an_unbounded_exponent() {
     check("mul.rn.ftz.f32", &[(&[0x3F7F_FFFE, 0x0080_0001], 0x0080_0000)]);

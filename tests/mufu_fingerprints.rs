@@ -1,4 +1,4 @@
-//! The published hardware fingerprints of MUFU (SEMANTICS §2.3a): exhaustive histograms of
+//! The published hardware fingerprints of MUFU (docs/semantics.md §2.3a): exhaustive histograms of
 //! MUFU.RCP and MUFU.RSQ measured on A100 (sm_80), H100 (sm_90) and L40S (sm_89), identical on
 //! all three, from github.com/NaciCankaya/hardware_rounding_error_predictor (Apache-2.0; printed
 //! probe output in `sim_results/*.ipynb`), transcribed in
@@ -45,7 +45,7 @@ fn rsq_ref(x: f64) -> f64 {
 
 /// `rcp.approx.ftz.f32` (MUFU.RCP) over all 2^23 x in [1, 2), reference `f32(1/f64(x))`:
 /// hardware 0: 7,280,086, ±1: 1,108,522, ±2 or more: 0. The model's split of the ±1 bucket
-/// is −1: 374,723, +1: 733,799 (SEMANTICS §2.3a).
+/// is −1: 374,723, +1: 733,799 (docs/semantics.md §2.3a).
 #[test]
 fn mufu_rcp_fingerprint_one_to_two() {
     let h = histogram(0x3F80_0000..=0x3FFF_FFFF, rcp, rcp_ref);
@@ -55,7 +55,7 @@ fn mufu_rcp_fingerprint_one_to_two() {
 
 /// MUFU.RSQ (`rsqrt.approx.f32` on sm_80) over all 2^23 x in [1, 2), reference
 /// `f32(1/sqrt(f64(x)))`: hardware 0: 6,505,163, ±1: 1,883,437, ±2 or more: 8. Model split:
-/// −1: 1,265,297, +1: 618,140, −2: 8 (SEMANTICS §2.3a).
+/// −1: 1,265,297, +1: 618,140, −2: 8 (docs/semantics.md §2.3a).
 #[test]
 fn mufu_rsq_fingerprint_one_to_two() {
     let h = histogram(0x3F80_0000..=0x3FFF_FFFF, rsq, rsq_ref);
@@ -64,7 +64,7 @@ fn mufu_rsq_fingerprint_one_to_two() {
 }
 
 /// MUFU.RSQ over all 2^23 x in [2, 4): hardware 0: 6,637,923, ±1: 1,750,685, ±2 or more: 0.
-/// Model split: −1: 1,079,094, +1: 671,591 (SEMANTICS §2.3a).
+/// Model split: −1: 1,079,094, +1: 671,591 (docs/semantics.md §2.3a).
 #[test]
 fn mufu_rsq_fingerprint_two_to_four() {
     let h = histogram(0x4000_0000..=0x407F_FFFF, rsq, rsq_ref);

@@ -1,4 +1,4 @@
-//! The MUFU functions with no public model (SEMANTICS §2.3, §7 item 2): MUFU.SQRT,
+//! The MUFU functions with no public model (docs/semantics.md §2.3, §7 item 2): MUFU.SQRT,
 //! MUFU.TANH(.F16/.BF16), MUFU.EX2.F16/.BF16, MUFU.RCP64H and MUFU.RSQ64H. Each is
 //! hardware-verified on sm_90 (tests/hardware_h200.rs compares them with an H200's results);
 //! here they are held to the documented error bounds, on every input (or every input that

@@ -4,7 +4,7 @@
 //! Without `.ftz`, every add/sub/mul/fma/div/rcp/sqrt/cvt of f16, bf16, f32 and f64 must be
 //! the correctly rounded IEEE result in all four rounding modes (bf16 follows the same rules
 //! with p = 8). NaN results are compared by class, and every f32/f16/bf16 NaN ptxfp writes
-//! must be the canonical pattern (SEMANTICS §4); f64 payload rules are not checked here.
+//! must be the canonical pattern (docs/semantics.md §4); f64 payload rules are not checked here.
 //!
 //! rustc_apfloat has no square root, so sqrt is checked by verification: the candidate root
 //! is bracketed with exact binary128 squares (`common::sqrt_is_correct`). As a second opinion
@@ -292,7 +292,7 @@ fn convert(from: Format, to: Format) {
             let a = cvt_operand(rng, lf, lt);
             let got = cvt::cvt(from, to, a, rnd, false);
             let want = ap_cvt(from, to, a, rnd);
-            // SEMANTICS §4 and the H200 capture (tests/hardware_h200.rs): a conversion from f64,
+            // docs/semantics.md §4 and the H200 capture (tests/hardware_h200.rs): a conversion from f64,
             // or to f32 from bf16, keeps the sign and payload; the other f16/bf16 destinations
             // (and f16 → f32) must write the canonical NaN. The payload rules are checked there.
             let keeps_payload = from == Format::F64 || (to == Format::F32 && from != Format::F16);

@@ -1,4 +1,4 @@
-//! The bit-level rules of SEMANTICS.md §4 (NaN) and §5 (flush-to-zero), each with the values
+//! The bit-level rules of docs/semantics.md §4 (NaN) and §5 (flush-to-zero), each with the values
 //! the document gives, through the instruction layer.
 
 use ptxfp::Instr;
@@ -12,7 +12,7 @@ const FLT_MIN: u64 = 0x0080_0000;
 
 #[test]
 fn ftz_tininess_after_rounding_section_5() {
-    // ptxas constant folds on sm_80 (SEMANTICS §5).
+    // ptxas constant folds on sm_80 (docs/semantics.md §5).
     assert_eq!(eval("mul.rn.ftz.f32", &[0x3F7F_FFFE, 0x0080_0001]), 0x0080_0000);
     assert_eq!(eval("mul.rn.ftz.f32", &[0x3F7F_F448, 0x0080_05DC]), 0x0000_0000);
     assert_eq!(eval("mul.rn.f32", &[0x3F7F_F448, 0x0080_05DC]), 0x0080_0000);
@@ -152,4 +152,82 @@ fn bad_operands_are_errors_not_panics() {
     let h: Instr = "add.f16x2".parse().unwrap();
     assert!(h.eval(&[0x1_0000_0000, 0]).is_err());
     assert!(h.eval(&[0xFFFF_FFFF, 0]).is_ok());
+}
+
+/// Every citation of the rules resolves in the repository: each `§n` (n below 9; PTX ISA
+/// sections are §9.x) in the sources, tests, bindings, scripts, data notes and pages names a
+/// heading of docs/semantics.md, and each quoted section of docs/architecture.md a heading of
+/// that page.
+#[test]
+fn every_citation_resolves_to_a_heading_in_docs() {
+    use std::path::{Path, PathBuf};
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let headings = |page: &str| -> Vec<String> {
+        let text = std::fs::read_to_string(root.join("docs").join(page)).unwrap_or_else(|e| panic!("docs/{page}: {e}"));
+        text.lines().filter(|l| l.starts_with('#')).map(|l| l.trim_start_matches('#').trim().to_string()).collect()
+    };
+    // "### 2.3a The Tesla model …" is section 2.3a; "## 4. NaN rules" section 4.
+    let sections: Vec<String> = headings("semantics.md")
+        .iter()
+        .filter_map(|h| h.split_whitespace().next())
+        .map(|n| n.trim_end_matches('.').to_string())
+        .filter(|n| n.starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    let architecture = headings("architecture.md");
+
+    fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if !matches!(name.as_str(), "target" | "__pycache__") && !name.starts_with('.') {
+                    walk(&path, files);
+                }
+            } else if [".rs", ".py", ".pyi", ".h", ".c", ".cpp", ".sh", ".md", ".csv"].iter().any(|e| name.ends_with(e))
+            {
+                files.push(path);
+            }
+        }
+    }
+    let mut files = vec![root.join("README.md")];
+    for dir in ["src", "tests", "benches", "capi", "python", "scripts", "docs", "data"] {
+        walk(&root.join(dir), &mut files);
+    }
+    assert!(files.len() > 100, "only {} files found under {}", files.len(), root.display());
+
+    let mut unresolved = Vec::new();
+    let mut citations = 0;
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let name = file.strip_prefix(root).unwrap().display().to_string();
+        for (at, _) in text.match_indices('§') {
+            let number: String =
+                text[at + '§'.len_utf8()..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '.').collect();
+            let number = number.trim_end_matches('.');
+            if number.is_empty() || !number.starts_with(|c: char| c.is_ascii_digit()) || number.starts_with('9') {
+                continue;
+            }
+            citations += 1;
+            if !sections.iter().any(|s| s == number) {
+                unresolved.push(format!("{name}: §{number}"));
+            }
+        }
+        for (at, _) in text.match_indices("docs/architecture.md, \"") {
+            let rest = &text[at + "docs/architecture.md, \"".len()..];
+            let section = &rest[..rest.find('"').unwrap_or(rest.len())];
+            citations += 1;
+            if !architecture.iter().any(|h| h == section) {
+                unresolved.push(format!("{name}: docs/architecture.md \"{section}\""));
+            }
+        }
+        // (This file names them to look for them.)
+        for stale in ["SEMANTICS", "DESIGN.md"] {
+            if text.contains(stale) && name != file!() {
+                unresolved.push(format!("{name}: cites {stale}, which is not in the repository"));
+            }
+        }
+    }
+    assert!(citations > 150, "only {citations} citations found");
+    assert!(unresolved.is_empty(), "citations that resolve to no heading in docs/:\n{}", unresolved.join("\n"));
 }

@@ -1,5 +1,5 @@
 //! The verdict `ptxfp sweep` gives on the documented bound of every approximate instruction
-//! (SEMANTICS §6), over its full domain: every input for the unary f32 instructions (exhaustive
+//! (docs/semantics.md §6), over its full domain: every input for the unary f32 instructions (exhaustive
 //! tier) and for f16/bf16 (default tier), 10^6 edge-biased pairs for div.approx/div.full.
 //! The references are correctly rounded and verified against CORE-MATH
 //! (tests/sweep_reference.rs).
@@ -83,7 +83,7 @@ const F32_APPROX: [&str; 15] = [
 
 /// The bound passes, except the one documented deviation: cos.approx.f32 reaches 2^-20.43 on
 /// [−2π, 2π] against the PTX figure 2^-20.5, which the FMUL.RZ of the ptxas sequence and the
-/// Tesla SIN table imply (SEMANTICS §2.3; README, "Known deviation").
+/// Tesla SIN table imply (docs/semantics.md §2.3, §6).
 fn check_f32(r: &Report) {
     if !r.instr.starts_with("cos") {
         return assert_pass(r);

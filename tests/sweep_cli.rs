@@ -60,7 +60,7 @@ fn histogram(report: &Value) -> Vec<(i64, u64)> {
 
 #[test]
 fn rcp_sweep_reproduces_the_hardware_fingerprint() {
-    // SEMANTICS §2.3a / groundtruth exhaustive_statistics.json: all 2^23 x in [1, 2) against
+    // docs/semantics.md §2.3a / groundtruth exhaustive_statistics.json: all 2^23 x in [1, 2) against
     // the correctly rounded reciprocal: 7,280,086 equal, 1,108,522 one unit away, none further.
     let dir = TempDir::new("rcp");
     let r = sweep_json(&dir, "rcp.json", &["rcp.approx.ftz.f32", "--range", "1.0..2.0"]);

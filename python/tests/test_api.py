@@ -22,7 +22,7 @@ def random_words(n, bits, seed):
 
 def test_add_rn_f16_is_numpys_float16_addition_where_nvidia_agrees():
     # NumPy rounds float16 sums to nearest even (IEEE 754): NVIDIA's add.rn.f16 writes the same
-    # bits except for NaN results (NVIDIA's canonical NaN 0x7FFF) [SEMANTICS §4].
+    # bits except for NaN results (NVIDIA's canonical NaN 0x7FFF) [docs/semantics.md §4].
     a = random_words(1 << 20, 16, 1).view(np.float16)
     b = random_words(1 << 20, 16, 2).view(np.float16)
     with np.errstate(all="ignore"):
@@ -65,7 +65,7 @@ def test_documented_values():
     # ftz: a subnormal operand is read as zero, so its sum with zero is +0.
     assert ptxfp.eval("add.rn.ftz.f32", np.uint32(1), 0.0).view(np.uint32) == 0
     assert ptxfp.eval("add.rn.f32", np.uint32(1), 0.0).view(np.uint32) == 1
-    # cvt.rzi.s32.f32 truncates and saturates; NaN becomes 0 [SEMANTICS, cvt].
+    # cvt.rzi.s32.f32 truncates and saturates; NaN becomes 0 [docs/semantics.md §8.3].
     got = ptxfp.eval("cvt.rzi.s32.f32", np.array([2.9, -2.9, 3e9, -3e9, np.nan], dtype=np.float32))
     assert got.dtype == np.int32
     assert got.tolist() == [2, -2, 2**31 - 1, -(2**31), 0]

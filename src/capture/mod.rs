@@ -414,7 +414,7 @@ fn counters(domain: &Domain) -> Option<Vec<Counter>> {
     Some(out)
 }
 
-/// The `.ftz.f32` tininess boundary of `mul` and `fma` in the four rounding modes (SEMANTICS
+/// The `.ftz.f32` tininess boundary of `mul` and `fma` in the four rounding modes (docs/semantics.md
 /// §5: ptxfp follows ptxas' constant folding, which no public hardware run settles): products
 /// of `a` near 1 and `b` near the smallest normal 2^-126, from below and above it, both signs;
 /// `fma` adds ±0.

@@ -1,7 +1,7 @@
 //! Kernels for the IEEE `div`, `rcp` and `sqrt` (PTX 9.7.3.8, 9.7.3.13, 9.7.3.15): on f32 in
 //! the four rounding directions, with and without `.ftz`, and on f64 where the build has
 //! AVX-512. The correctly rounded quotient or root with NVIDIA's NaN and flush-to-zero rules
-//! (SEMANTICS §4–§5), as `ops::div` and `ops::sqrt` define them; `rcp` is `1 / a`.
+//! (docs/semantics.md §4–§5), as `ops::div` and `ops::sqrt` define them; `rcp` is `1 / a`.
 //!
 //! On f32 the operands, widened exactly to f64 (flushed first under `.ftz`), are divided or
 //! rooted once in f64 to nearest, and that result q is rounded to f32 as the add and mul
@@ -25,8 +25,8 @@
 //! Zeros, infinities and NaNs are IEEE's in f64 too, and every NaN becomes the canonical NaN.
 //!
 //! The f64 kernels are the IEEE operation with the direction encoded in the instruction, and
-//! the f64 NaN rule of `exact_f64`; builds without AVX-512F evaluate f64 `div`, `rcp` and
-//! `sqrt` through the scalar definitions.
+//! the f64 NaN rule of `exact_f64`; without AVX-512F the f64 `div`, `rcp` and `sqrt` kernels
+//! are those of `f64_directed.rs`.
 
 use crate::kernels::simd::f64x8;
 

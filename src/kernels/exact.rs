@@ -1,6 +1,6 @@
 //! Kernels for `add`, `sub`, `mul`, `fma` and `mad` on f32 in the four rounding directions,
 //! with `.ftz` and `.sat`: every catalog spelling of these on `.f32`, and on `.f32x2`, whose
-//! words are two f32 elements computed the same way (SEMANTICS §4–§5).
+//! words are two f32 elements computed the same way (docs/semantics.md §4–§5).
 //!
 //! The lanes are f64 (see [`super::lanes`]): the product of two f32 is exact there, a sum is
 //! TwoSum's pair rounded to odd. A plain sum needs no error term under `.rn`: f64 has
@@ -78,7 +78,7 @@ fn specialised<L: Isa, R: Dir>(op: Opcode, ftz: bool) -> F32Kernel {
 pub(super) const N: usize = 16;
 
 /// Sixteen f32 operands widened exactly to f64, in two halves; with `.ftz` a subnormal first
-/// becomes a zero of its sign (SEMANTICS §5).
+/// becomes a zero of its sign (docs/semantics.md §5).
 #[inline(always)]
 pub(super) fn widen<const FTZ: bool>(words: [u32; N]) -> [f64x8; 2] {
     let w = u32x16::new(words);
@@ -187,7 +187,7 @@ fn decides<R: Dir>(s: [f64x8; 2]) -> bool {
     !(fail(s[0]) | fail(s[1])).any()
 }
 
-/// The canonical NaN for every NaN (SEMANTICS §4), then `.sat` when spelled.
+/// The canonical NaN for every NaN (docs/semantics.md §4), then `.sat` when spelled.
 #[inline(always)]
 fn nan_and_sat(r: u32x16, sat: bool) -> [u32; N] {
     let r = <f32x16 as Lanes>::select(nan_f32(r), u32x16::splat(F32.canonical_nan() as u32), r);
@@ -277,9 +277,9 @@ fn fma_lanes<L: Isa, R: Dir, const FTZ: bool>(a: [u32; N], b: [u32; N], c: [u32;
 
 /// Where the level has AVX-512: the IEEE operation in f32 lanes with the direction encoded in
 /// the instruction ([`super::lanes::embedded_rounding`]; `fma` is the fused VFMADD), then the
-/// canonical NaN and `.sat` (SEMANTICS §4). Without `.ftz` that is the scalar definition.
+/// canonical NaN and `.sat` (docs/semantics.md §4). Without `.ftz` that is the scalar definition.
 ///
-/// With `.ftz` (SEMANTICS §5) subnormal operands are first made zeros of their sign, and a
+/// With `.ftz` (docs/semantics.md §5) subnormal operands are first made zeros of their sign, and a
 /// result is tiny when its rounding with an unbounded exponent lies below 2^-126, which is not
 /// IEEE's rule; but the IEEE result r tells, except at |r| = 2^-126. Rounding is monotone and
 /// 2^-126 is representable, so an exact value of magnitude at least 2^-126 gives the same r on

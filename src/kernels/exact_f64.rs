@@ -1,5 +1,5 @@
 //! Kernels for `add`, `sub`, `mul`, `fma` and `mad` on f64 in the four rounding directions:
-//! every catalog spelling of these on `.f64` (PTX 9.7.3.3–7; SEMANTICS §4).
+//! every catalog spelling of these on `.f64` (PTX 9.7.3.3–7; docs/semantics.md §4).
 //!
 //! f64 has no `.ftz` or `.sat` in PTX and its subnormals are IEEE's, so the scalar definition
 //! is the IEEE operation with NVIDIA's NaN rule. AVX-512 computes the IEEE operation with the

@@ -1,6 +1,6 @@
 //! Kernels for f64 `add`, `sub`, `mul`, `fma`/`mad`, `div`, `rcp` and `sqrt` in the four
 //! rounding directions on levels without AVX-512's embedded rounding (PTX 9.7.3.3–8, .13, .15;
-//! SEMANTICS §4): the IEEE operation with NVIDIA's f64 NaN rule, as the scalar definitions
+//! docs/semantics.md §4): the IEEE operation with NVIDIA's f64 NaN rule, as the scalar definitions
 //! in `ops` compute it. With AVX-512, `exact_f64` and `div_sqrt` encode the direction in the
 //! instruction instead.
 //!
@@ -23,7 +23,7 @@
 //!
 //! As |x − r| ≤ ½ ulp, x lies between r and its neighbour on the error's side, so the
 //! directed result is r or that neighbour ([`directed`]). An exact zero sum is −0 under
-//! `.rm` unless both terms are +0, and what the nearest result has otherwise (IEEE 754 §6.3).
+//! `.rm` unless both terms are +0, and what the nearest result has otherwise (IEEE 754-2019 clause 6.3).
 //!
 //! Without hardware fused multiply-add (the baseline) only `add` and `sub` in every direction
 //! and `mul`, `div`, `rcp` and `sqrt` to nearest have a kernel here.

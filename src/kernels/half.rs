@@ -1,6 +1,6 @@
 //! Kernels for `add`, `sub`, `mul` and `fma` on f16 and bf16 (scalar and packed `x2`; a packed
 //! word is two elements computed the same way), every catalog spelling: `.rn` only, `.ftz`
-//! and `.sat` on f16, `.relu` and `.oob` on fma (SEMANTICS §4–§5, PTX 9.7.4).
+//! and `.sat` on f16, `.relu` and `.oob` on fma (docs/semantics.md §4–§5, PTX 9.7.4).
 //!
 //! f16 is computed in f32 lanes; see [`super::lanes`]. bf16 add, sub and mul are computed in
 //! f32 lanes too (a bf16 is the top half of an f32), whose subnormals are bf16's: like every
@@ -71,7 +71,7 @@ trait Half {
     fn widen<L: Isa>(h: u16x16) -> Self::W;
     /// `s + e` (`e` = 0 when `None`) rounded to nearest in the format as
     /// [`crate::round::round_pack`] rounds it, `.ftz` deciding tininess after rounding with an
-    /// unbounded exponent; NaN gives the canonical NaN (SEMANTICS §4–§5).
+    /// unbounded exponent; NaN gives the canonical NaN (docs/semantics.md §4–§5).
     fn round<L: Isa, const FTZ: bool>(s: Self::W, e: Option<Self::W>) -> u32x16;
 }
 
@@ -306,7 +306,7 @@ fn canonical_nan(r: u32x16, fmt: Format) -> u32x16 {
     <f32x16 as Lanes>::select(nan, u32x16::splat(fmt.canonical_nan() as u32), r)
 }
 
-/// The operands with `.ftz` applied: a subnormal becomes a zero of its sign (SEMANTICS §5).
+/// The operands with `.ftz` applied: a subnormal becomes a zero of its sign (docs/semantics.md §5).
 #[inline(always)]
 fn flush<H: Half, const FTZ: bool>(h: [u16; N]) -> u16x16 {
     let h = u16x16::new(h);

@@ -1,7 +1,7 @@
 //! What the exact-arithmetic kernels share: the wide lanes they compute in, the error-free
 //! sum, rounding to odd, f64 → f32 rounding to nearest, `.sat`, and the loop over a chunk.
 //!
-//! Method (DESIGN.md, "Performance model"). The operands are widened exactly into lanes of a
+//! Method (docs/architecture.md, "Performance model"). The operands are widened exactly into lanes of a
 //! wider format W: f64 for f32 and for bf16 fma, f32 for f16 (and for bf16 where
 //! src/kernels/half.rs says so). A product of two operands is exact in W
 //! (2p ≤ 48 bits in f64, 22 in f32, and inside W's normal range). A sum is W's rounded sum `s`
@@ -155,7 +155,7 @@ pub(super) fn two_sum<L: Copy + Add<Output = L> + Sub<Output = L>>(a: L, b: L) -
 }
 
 /// The sign of an exactly zero sum under `.rm`: −0 as soon as one addend is negative
-/// (IEEE 754 §6.3, [`Rounding::cancellation_zero_is_negative`]); W's own sum gives the rule
+/// (IEEE 754-2019 clause 6.3, [`Rounding::cancellation_zero_is_negative`]); W's own sum gives the rule
 /// of the other directions, −0 only for (−0) + (−0).
 #[inline(always)]
 pub(super) fn zero_sign<L: Lanes, R: Dir>(s: L, a: L, b: L) -> L {
@@ -230,7 +230,7 @@ pub(super) fn nearest_f32(x: f64x8) -> (u32x8, u64x8, u64x8) {
     (u32x8::new(each(nearest, f32::to_bits)), back.simd_gt(x), back.simd_lt(x))
 }
 
-/// `.ftz` on f32 words: a subnormal becomes a zero of its sign (SEMANTICS §5).
+/// `.ftz` on f32 words: a subnormal becomes a zero of its sign (docs/semantics.md §5).
 #[inline(always)]
 pub(super) fn flush_f32(w: u32x16) -> u32x16 {
     let normal = (w & u32x16::splat(Format::F32.exp_mask() as u32)).simd_ne(u32x16::ZERO);
@@ -255,7 +255,7 @@ pub(super) fn is_nan<B: Unsigned>(fmt: Format, x: B) -> B {
     (x & B::splat_bits(fmt.mask() >> 1)).simd_gt(B::splat_bits(fmt.inf(false)))
 }
 
-/// `.ftz` on encodings of `fmt`: a subnormal becomes a zero of its sign (SEMANTICS §5).
+/// `.ftz` on encodings of `fmt`: a subnormal becomes a zero of its sign (docs/semantics.md §5).
 #[inline(always)]
 pub(super) fn flush_subnormal<B: Unsigned>(fmt: Format, x: B) -> B {
     let subnormal = (x & B::splat_bits(fmt.exp_mask())).simd_eq(B::splat_bits(0));

@@ -1,6 +1,6 @@
 //! Kernels for `min` and `max` (PTX 9.7.3.11–12, 9.7.4.7–8) on f32, f64, f16 and bf16 (a
 //! packed word's elements one by one): two or three operands, with `.ftz`, `.NaN`, `.abs` and
-//! `.xorsign.abs` — `ops::minmax` in integer lanes of the format's width (SEMANTICS §4).
+//! `.xorsign.abs` — `ops::minmax` in integer lanes of the format's width (docs/semantics.md §4).
 //!
 //! Each operand is prepared (`.ftz` makes a subnormal a zero of its sign, `.abs` clears the
 //! sign), then the operands are folded left by the two-operand selection: one NaN gives the

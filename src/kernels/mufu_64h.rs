@@ -1,13 +1,13 @@
-//! Kernels for the f64 approximations built on MUFU.RCP64H and MUFU.RSQ64H (SEMANTICS §1.3,
+//! Kernels for the f64 approximations built on MUFU.RCP64H and MUFU.RSQ64H (docs/semantics.md §1.3,
 //! §2.3): the lane functions of `MUFU.RCP64H{.SAT}` and `MUFU.RSQ64H{.SAT}` on their 32-bit
 //! high word (`.SAT` is ignored, opMUFU; mufu_f32.rs selects them), `rcp.approx.ftz.f64` and
 //! `rsqrt.approx.ftz.f64` (the unit's word as the high word of the result, the low word 0) and `rsqrt.approx.f64` (the RSQ64H
 //! seed refined by DFMAs), sixteen lanes at a time, bit-identical to [`crate::mufu::rcp64h`],
 //! [`crate::mufu::rsq64h`] and the lowering in `ptx::lower` (tests/batch_equivalence_mufu.rs).
 //!
-//! **Models, not hardware-verified** \[UNK; SEMANTICS §2.3, §7 item 2\]: the two units are the
-//! f32 RCP and RSQ datapaths on the top 20 fraction bits with their own final rounding to 21
-//! bits, so the lanes are the f32 kernels' table lookup and interpolation
+//! The two units are the f32 RCP and RSQ datapaths on the top 20 fraction bits, their result
+//! truncated to the 20 fraction bits of the high word (hardware-verified on an H200,
+//! docs/semantics.md §2.3b), so the lanes are the f32 kernels' table lookup and interpolation
 //! ([`super::mufu_lanes`]) with that rounding and the f64 exponent arithmetic.
 
 use super::lanes::{each, join, map};

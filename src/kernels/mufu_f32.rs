@@ -4,17 +4,17 @@
 //! `MUFU.RCP/RSQ/SQRT/LG2/EX2/SIN/COS{.SAT}` and `MUFU.TANH`, sixteen lanes at a time,
 //! bit-identical to [`crate::mufu`] and [`crate::ptx::lower`] (tests/batch_equivalence_mufu.rs).
 //!
-//! Each lane function follows its scalar datapath (SEMANTICS §2.2, the sm_70+ conversions of
+//! Each lane function follows its scalar datapath (docs/semantics.md §2.2, the sm_70+ conversions of
 //! §2.3) with the arithmetic of [`super::mufu_lanes`]; special inputs are computed like any
-//! other lane and replaced by their results (SEMANTICS §4 NaN, §5 FTZ) with masks. The
-//! non-`.ftz` forms add the scaling FMULs/FADDs of SEMANTICS §1.1. Those run on the host's
+//! other lane and replaced by their results (docs/semantics.md §4 NaN, §5 FTZ) with masks. The
+//! non-`.ftz` forms add the scaling FMULs/FADDs of docs/semantics.md §1.1. Those run on the host's
 //! f32 unit only where every operand and result is normal, infinite or NaN (the host's RN
 //! rounding is then NVIDIA's non-FTZ rounding and no flush-to-zero setting can interfere);
 //! scalings into or out of the subnormal range are done in integers or f64.
 //!
-//! sm_5x/sm_6x, whose MUFU.SIN/COS/EX2 read RRO's fixed-point word (SEMANTICS §1.2), have no
+//! sm_5x/sm_6x, whose MUFU.SIN/COS/EX2 read RRO's fixed-point word (docs/semantics.md §1.2), have no
 //! kernel for those operations and run the scalar definition; neither has sm_50's
-//! `sqrt.approx`, which is RCP(RSQ(x)) there (SEMANTICS §1.1).
+//! `sqrt.approx`, which is RCP(RSQ(x)) there (docs/semantics.md §1.1).
 
 use super::exact::mul_lanes;
 use super::lanes::{map, nan_f32, Rn};
@@ -118,9 +118,9 @@ fn fields(x: U) -> (U, U, U) {
     (x & SIGN, x >> 23 & 0xFFu32, x & 0x7F_FFFFu32)
 }
 
-/// Pack an SFU result (SEMANTICS §2.2, `pack` in [`crate::mufu`]): `bits` is
+/// Pack an SFU result (docs/semantics.md §2.2, `pack` in [`crate::mufu`]): `bits` is
 /// `(biased exponent − 1) << 23` plus the significand with its implicit bit (2^23..=2^24, so a
-/// carry renormalises by itself); anything below FLT_MIN flushes to +0 (SEMANTICS §5).
+/// carry renormalises by itself); anything below FLT_MIN flushes to +0 (docs/semantics.md §5).
 #[inline(always)]
 fn flush(bits: I) -> U {
     u(bits.simd_lt(I::splat(0x80_0000))).select(U::ZERO, u(bits))
@@ -134,7 +134,7 @@ fn saturate(r: U) -> U {
 }
 
 /// MUFU.RCP ([`crate::mufu::rcp`]): `q = (interpolation + 0x47E7) >> 15` over xl = frac[15:0]
-/// with `sq::<L>(xl << 1)`, biased exponent 253 − e (SEMANTICS §2.2).
+/// with `sq::<L>(xl << 1)`, biased exponent 253 − e (docs/semantics.md §2.2).
 #[inline(always)]
 fn rcp<L: Isa>(l: &Luts, x: U) -> U {
     let (sign, expo, frac) = fields(x);
@@ -146,7 +146,7 @@ fn rcp<L: Isa>(l: &Luts, x: U) -> U {
     eq(expo, 255).select(eq(frac, 0).select(sign, splat(NAN)), r)
 }
 
-/// The RSQ/SQRT operand (SEMANTICS §2.2): with e the unbiased exponent, the fraction with
+/// The RSQ/SQRT operand (docs/semantics.md §2.2): with e the unbiased exponent, the fraction with
 /// bit 23 set for an odd e (the [2,4) half of the table), and ⌊e/2⌋.
 #[inline(always)]
 fn root_operand(x: U) -> (U, I) {
@@ -157,7 +157,7 @@ fn root_operand(x: U) -> (U, I) {
 
 /// MUFU.RSQ ([`crate::mufu::rsq`]): the exponent parity selects the [2,4) half of the table,
 /// `q = (interpolation + 0x7FFF) >> 16`, biased exponent 126 − ⌊e/2⌋; an even power of two
-/// is exact (SEMANTICS §2.2).
+/// is exact (docs/semantics.md §2.2).
 #[inline(always)]
 fn rsq<L: Isa>(l: &Luts, x: U) -> U {
     let (sign, expo, _) = fields(x);
@@ -173,7 +173,7 @@ fn rsq<L: Isa>(l: &Luts, x: U) -> U {
 
 /// MUFU.SQRT ([`crate::mufu::sqrt`]): the RSQ operand and index into its own table,
 /// `acc = interpolation + 0x7FFF` ≈ √y·2^40 for y ∈ [0.5, 2), `q = acc >> 17` when acc ≥ 2^40,
-/// else `acc >> 16`; never subnormal; ±0 and subnormals give ±0 (SEMANTICS §5).
+/// else `acc >> 16`; never subnormal; ±0 and subnormals give ±0 (docs/semantics.md §5).
 #[inline(always)]
 fn sqrt<L: Isa>(l: &Luts, x: U) -> U {
     let (sign, expo, _) = fields(x);
@@ -194,7 +194,7 @@ fn sqrt<L: Isa>(l: &Luts, x: U) -> U {
 /// MUFU.TANH ([`crate::mufu::tanh`]) of |x|, the sign copied: for 2^-8 ≤ |x| < 8 the row and
 /// operand of [`super::mufu_lanes::TanhTable`], `acc = c0·2^16 + c1·xl + c2·sq(xl)` exactly in
 /// f64, and the result `acc·2^(T − 39)` (T = min(E, −1)) truncated to 24 bits; smaller |x|
-/// passes through unflushed, larger gives ±1 (SEMANTICS §5).
+/// passes through unflushed, larger gives ±1 (docs/semantics.md §5).
 #[inline(always)]
 pub(super) fn tanh<L: Isa>(l: &Luts, x: U) -> U {
     use crate::mufu::tanh::{PASS_BELOW, SATURATE_FROM};
@@ -220,7 +220,7 @@ pub(super) fn tanh<L: Isa>(l: &Luts, x: U) -> U {
 
 /// MUFU.EX2 on sm_70+ ([`crate::mufu::ex2`]): the PREEX2 conversion of x to a truncated 7.23
 /// sign-magnitude word, then the EX2 datapath, `q = (interpolation + 0x77E2) >> 15`
-/// (SEMANTICS §2.2, §2.3 \[INF\]).
+/// (docs/semantics.md §2.2, §2.3 \[INF\]).
 #[inline(always)]
 pub(super) fn ex2<L: Isa>(l: &Luts, x: U) -> U {
     let (sign, expo, frac) = fields(x);
@@ -252,7 +252,7 @@ pub(super) fn ex2<L: Isa>(l: &Luts, x: U) -> U {
 
 /// MUFU.LG2 ([`crate::mufu::lg2`]): `r = (interpolation + 0x3345) >> 2`, log2 of the
 /// significand in units of 2^-36, plus the exponent; a negative sum is replaced by its ones'
-/// complement and the sign, then truncated to 24 bits (SEMANTICS §2.2).
+/// complement and the sign, then truncated to 24 bits (docs/semantics.md §2.2).
 #[inline(always)]
 fn lg2<L: Isa>(l: &Luts, x: U) -> U {
     let (sign, expo, frac) = fields(x);
@@ -268,7 +268,7 @@ fn lg2<L: Isa>(l: &Luts, x: U) -> U {
 /// The SIN/COS datapath on a quadrant word without special flag ([`crate::mufu::sin_fixed`]):
 /// COS reads quadrant q + 1 without the sign; an odd quadrant complements the fraction, and
 /// quadrants 2 and 3 negate. The 38-bit interpolation is normalised and truncated to 24 bits
-/// (SEMANTICS §2.2).
+/// (docs/semantics.md §2.2).
 #[inline(always)]
 fn sincos<L: Isa, const COS: bool>(l: &Luts, w: U) -> U {
     let bit23 = u(s(w << 8) >> 31);
@@ -279,7 +279,7 @@ fn sincos<L: Isa, const COS: bool>(l: &Luts, w: U) -> U {
     sin_rz::<L>(p, y) | neg
 }
 
-/// MUFU.SIN on sm_70+, of an angle `t` in turns ([`crate::mufu::sin`], SEMANTICS §2.3 \[INF\]).
+/// MUFU.SIN on sm_70+, of an angle `t` in turns ([`crate::mufu::sin`], docs/semantics.md §2.3 \[INF\]).
 #[inline(always)]
 fn sin<L: Isa>(l: &Luts, t: U) -> U {
     let r = sincos::<L, false>(l, quadrant_word::<L, false>(t));
@@ -293,14 +293,14 @@ fn cos<L: Isa>(l: &Luts, t: U) -> U {
     is_special(t).select(splat(NAN), r)
 }
 
-/// `sin.approx{.ftz}.f32` on sm_70+: MUFU.SIN of `FMUL.RZ(x, 0x3E22F983)` (SEMANTICS §1.1).
+/// `sin.approx{.ftz}.f32` on sm_70+: MUFU.SIN of `FMUL.RZ(x, 0x3E22F983)` (docs/semantics.md §1.1).
 #[inline(always)]
 fn sin_approx<L: Isa>(l: &Luts, x: U) -> U {
     let r = sincos::<L, false>(l, quadrant_word::<L, true>(x));
     is_special(x).select(splat(NAN), r)
 }
 
-/// `cos.approx{.ftz}.f32` on sm_70+: MUFU.COS of `FMUL.RZ(x, 0x3E22F983)` (SEMANTICS §1.1).
+/// `cos.approx{.ftz}.f32` on sm_70+: MUFU.COS of `FMUL.RZ(x, 0x3E22F983)` (docs/semantics.md §1.1).
 #[inline(always)]
 fn cos_approx<L: Isa>(l: &Luts, x: U) -> U {
     let r = sincos::<L, true>(l, quadrant_word::<L, true>(x));
@@ -368,7 +368,7 @@ fn below_flt_min_half<const SQUARE: bool>(bits: u64x8, k: i32) -> u64x8 {
 }
 
 /// `rcp.approx.f32`: `s·MUFU.RCP(x·s)` with s = 2^24 for |x| < FLT_MIN, 0.25 for
-/// |x| > 2^126, else 1 (SEMANTICS §1.1). The 0.25 branch rounds MUFU's result once more,
+/// |x| > 2^126, else 1 (docs/semantics.md §1.1). The 0.25 branch rounds MUFU's result once more,
 /// into the subnormal range.
 #[inline(always)]
 fn rcp_approx<L: Isa>(l: &Luts, x: U) -> U {
@@ -378,7 +378,7 @@ fn rcp_approx<L: Isa>(l: &Luts, x: U) -> U {
     tiny.select(fmul(r, 16_777_216.0), huge.select(quarter, r))
 }
 
-/// The non-`.ftz` sequence of `rsqrt`, `sqrt` and `lg2` (SEMANTICS §1.1, `scaled` in
+/// The non-`.ftz` sequence of `rsqrt`, `sqrt` and `lg2` (docs/semantics.md §1.1, `scaled` in
 /// [`crate::ptx::lower`]): for |x| < FLT_MIN, `fix(unit(x·2^24))`, else `unit(x)`.
 #[inline(always)]
 fn scaled(l: &Luts, x: U, unit: impl Fn(&Luts, U) -> U, fix: impl Fn(U) -> U) -> U {
@@ -387,7 +387,7 @@ fn scaled(l: &Luts, x: U, unit: impl Fn(&Luts, U) -> U, fix: impl Fn(U) -> U) ->
     tiny.select(fix(r), r)
 }
 
-/// `rsqrt.approx.f32`: for |x| < FLT_MIN, `MUFU.RSQ(x·2^24)·4096` (SEMANTICS §1.1).
+/// `rsqrt.approx.f32`: for |x| < FLT_MIN, `MUFU.RSQ(x·2^24)·4096` (docs/semantics.md §1.1).
 #[inline(always)]
 fn rsqrt_approx<L: Isa>(l: &Luts, x: U) -> U {
     scaled(
@@ -400,7 +400,7 @@ fn rsqrt_approx<L: Isa>(l: &Luts, x: U) -> U {
     )
 }
 
-/// `sqrt.approx.f32` on sm_52+: for |x| < FLT_MIN, `MUFU.SQRT(x·2^24)·2^-12` (SEMANTICS §1.1).
+/// `sqrt.approx.f32` on sm_52+: for |x| < FLT_MIN, `MUFU.SQRT(x·2^24)·2^-12` (docs/semantics.md §1.1).
 /// MUFU.SQRT's results are zero or at least 2^-63, so the product is never subnormal.
 #[inline(always)]
 fn sqrt_approx<L: Isa>(l: &Luts, x: U) -> U {
@@ -414,7 +414,7 @@ fn sqrt_approx<L: Isa>(l: &Luts, x: U) -> U {
     )
 }
 
-/// `lg2.approx.f32`: for |x| < FLT_MIN, `MUFU.LG2(x·2^24) + (−24)` (SEMANTICS §1.1).
+/// `lg2.approx.f32`: for |x| < FLT_MIN, `MUFU.LG2(x·2^24) + (−24)` (docs/semantics.md §1.1).
 #[inline(always)]
 fn lg2_approx<L: Isa>(l: &Luts, x: U) -> U {
     scaled(
@@ -428,7 +428,7 @@ fn lg2_approx<L: Isa>(l: &Luts, x: U) -> U {
 }
 
 /// `ex2.approx.f32` on sm_70+: for x < −126, `MUFU.EX2(x·0.5)` squared by a non-FTZ FMUL,
-/// whose result is subnormal or zero (SEMANTICS §1.1). NaN goes straight to MUFU, which gives
+/// whose result is subnormal or zero (docs/semantics.md §1.1). NaN goes straight to MUFU, which gives
 /// the canonical NaN either way.
 #[inline(always)]
 fn ex2_approx<L: Isa>(l: &Luts, x: U) -> U {
@@ -439,7 +439,7 @@ fn ex2_approx<L: Isa>(l: &Luts, x: U) -> U {
 }
 
 /// `div.approx` (`FULL` false) and `div.full`, with and without `.ftz` ([`crate::ptx::lower`],
-/// SEMANTICS §1.1): `a·MUFU.RCP(b)` by an FMUL(.FTZ); `div.full` first scales both operands by
+/// docs/semantics.md §1.1): `a·MUFU.RCP(b)` by an FMUL(.FTZ); `div.full` first scales both operands by
 /// 1/4 where |b| > 2^126, and without `.ftz` both are scaled by 2^24 where b is below FLT_MIN
 /// (zero or subnormal; the sequence scales a NaN b too, which gives the canonical NaN either
 /// way).

@@ -3,7 +3,7 @@
 //! time (a packed word is two elements computed the same way), bit-identical to
 //! [`crate::mufu::ex2_half`] and [`crate::mufu::tanh`] (tests/batch_equivalence_mufu.rs).
 //!
-//! These forms are the f32 unit \[measured on sm_90, SEMANTICS §1.4\]: the operand widened
+//! These forms are the f32 unit \[measured on sm_90, docs/semantics.md §1.4\]: the operand widened
 //! exactly to f32 (F16C or integer lanes for f16, a shift for bf16), the f32 lane datapath of
 //! [`super::mufu_f32`], and its result truncated into the 16-bit format
 //! ([`crate::mufu::narrow_truncated`]): cvt.rz's rounding, except that an f16 result of 2^16

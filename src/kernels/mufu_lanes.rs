@@ -1,6 +1,6 @@
 //! The lane arithmetic the MUFU kernels share: the SFU tables re-laid for lane-parallel
 //! lookup, the truncated squarer, the quadratic interpolation and the conversions of its
-//! fixed-point result to an f32 (SEMANTICS §2.2).
+//! fixed-point result to an f32 (docs/semantics.md §2.2).
 //!
 //! Every datapath value is an integer, so nothing is approximated: the interpolation
 //! `(c0 << s0) + c1·xl + (c2·sq << s2) + k` is split into two i32 parts `p·2^9 + y` whose
@@ -89,7 +89,7 @@ pub(super) fn madd<L: Isa>(a: U, b: U) -> I {
     #[cfg(not(target_arch = "x86_64"))]
     cast::<U, super::simd::i16x32>(a).dot(cast(b))
 }
-/// One SFU table (SEMANTICS §2.2) as two words per row:
+/// One SFU table (docs/semantics.md §2.2) as two words per row:
 /// `w0 = c0 << (s0 − 9)` and `w1 = (c1 >> 4) << 16 | (c2 & 0xFFF) << 4 | (c1 & 15)`.
 /// The low and high halves of `w1 & 0xFFFF_000F` are the two pieces of c1 that one `pmaddwd`
 /// with `[x, 16x]` recombines into c1·x; bits 4..15 hold c2. The ranges this relies on
@@ -177,7 +177,7 @@ impl<const V: usize> Coeffs<V> {
         (cast([w0_lo, w0_hi]), cast([w1_lo, w1_hi]))
     }
 
-    /// The interpolation of SEMANTICS §2.2, `(c0 << s0) + c1·xl + ((c2·x2) << s2) + k`, for
+    /// The interpolation of docs/semantics.md §2.2, `(c0 << s0) + c1·xl + ((c2·x2) << s2) + k`, for
     /// the row `idx` of each lane, as `(p, y)` with value `p·2^9 + y`; `xl` has at most 17
     /// bits, `x2 = sq(…)` at most 15. `y` is exact (|y| < 2^29). `p` is exact modulo 2^32, and
     /// exact for the SIN and LG2 tables (0 ≤ p < 2^30), whose callers read it; the others read
@@ -223,7 +223,7 @@ fn permute<const V: usize>(rows: &[U; V], idx: U) -> U {
         _mm512_mask_blend_epi32(k64, lo, hi).into()
     }
 }
-/// The SFU tables in lookup layout, each with the shift s0 of its `c0` (SEMANTICS §2.2), built
+/// The SFU tables in lookup layout, each with the shift s0 of its `c0` (docs/semantics.md §2.2), built
 /// once from [`crate::mufu::tables`]; TANH's, whose coefficients are wider, in its own layout
 /// ([`TanhTable`]).
 pub(super) struct Luts {
@@ -313,7 +313,7 @@ pub(super) fn luts() -> &'static Luts {
     &LUTS
 }
 
-/// The SFU's truncated squarer `sq(v)` of a 17-bit `v` (SEMANTICS §2.2), per lane, by the
+/// The SFU's truncated squarer `sq(v)` of a 17-bit `v` (docs/semantics.md §2.2), per lane, by the
 /// split into 7 partial products that [`crate::mufu::sq`] explains. With AVX2 and AVX-512 the
 /// sixteen lanes' `w = v >> 1` (< 2^16) go into the 16-bit lanes of one 256-bit vector
 /// ([`sq_words`]); at the baseline, the scalar squarer of each lane.
@@ -379,11 +379,11 @@ fn zero_tiny(x: U) -> U {
     (x & 0x7F80_0000u32).simd_lt(splat(100 << 23)).select(x & 0x8000_0000u32, x)
 }
 
-/// The sm_70+ quadrant word of an angle in turns (SEMANTICS §2.3 \[INF\],
+/// The sm_70+ quadrant word of an angle in turns (docs/semantics.md §2.3 \[INF\],
 /// `turns_to_quadrant_word` in [`crate::mufu::sincos`]): the sign of the angle at bit 31 and
 /// its magnitude times 4, truncated to 23 fraction bits, mod 4; 0 for a zero or subnormal
 /// angle; unspecified for NaN and ±Inf. The angle is `x` itself, or with `FMUL` the
-/// `FMUL.RZ(x, 0x3E22F983)` (not FTZ) that ptxas puts before MUFU.SIN/COS (SEMANTICS §1.1).
+/// `FMUL.RZ(x, 0x3E22F983)` (not FTZ) that ptxas puts before MUFU.SIN/COS (docs/semantics.md §1.1).
 ///
 /// AVX-512: the FMUL is the host multiply with embedded round-toward-zero (the IEEE product
 /// rounded toward zero, whatever the host's rounding mode), and the word is
@@ -433,7 +433,7 @@ pub(super) fn quadrant_word<L: Isa, const FMUL: bool>(x: U) -> U {
 }
 
 /// The SIN/COS result `RZ24(acc·2^-37)` of the interpolation `acc = p·2^9 + y`,
-/// 0 ≤ acc < 2^38: normalised and truncated to 24 bits (SEMANTICS §2.2), as f32 bits.
+/// 0 ≤ acc < 2^38: normalised and truncated to 24 bits (docs/semantics.md §2.2), as f32 bits.
 ///
 /// AVX-512: `acc` or, when it needs more than 32 bits, `⌊acc / 2^9⌋` (whose truncation then
 /// drops only bits the result drops too), converted with embedded round-toward-zero and
@@ -462,7 +462,7 @@ fn register_bits(r: std::arch::x86_64::__m512) -> U {
     super::simd::f32x16::from(r).to_bits()
 }
 
-/// The LG2 result (SEMANTICS §2.2): with `r = (p·2^9 + y) >> 2`, log2 of the significand in
+/// The LG2 result (docs/semantics.md §2.2): with `r = (p·2^9 + y) >> 2`, log2 of the significand in
 /// units of 2^-36 (`y` includes the rounding constant), and `e` the unbiased exponent, the sum
 /// `R = e·2^36 + r`; a negative R becomes its ones' complement and the sign; then
 /// `RZ24(|R|·2^-36)` as f32 bits.
@@ -518,7 +518,7 @@ pub(super) fn pow2(e: i32) -> f64 {
 
 /// The f32 bits of sixteen f64 lanes truncated toward zero to 24 bits; the lanes must be +0
 /// or positive with a normal f32 result. Truncating the f64 fraction to its top 23 bits is the
-/// `>> 14`/`>> 19` truncation of the SIN/COS and LG2 datapaths (SEMANTICS §2.2); the truncated
+/// `>> 14`/`>> 19` truncation of the SIN/COS and LG2 datapaths (docs/semantics.md §2.2); the truncated
 /// value converts to f32 exactly (`vcvtpd2ps` where the level has AVX).
 #[inline(always)]
 pub(super) fn f32_rz(v: [f64x8; 2]) -> U {

@@ -1,6 +1,6 @@
 //! Kernels for `RRO.SINCOS` and `RRO.EX2` (sm_5x/sm_6x), the range reduction into the
 //! fixed-point words MUFU.SIN/COS/EX2 read there, sixteen lanes at a time, bit-identical to
-//! [`crate::mufu::rro`] (SEMANTICS §3 \[RE\]: subnormals flush to a signed zero, every shift
+//! [`crate::mufu::rro`] (docs/semantics.md §3 \[RE\]: subnormals flush to a signed zero, every shift
 //! truncates; bit 30 and bits 24:23 code NaN and infinity).
 
 use super::lanes::{join, map};

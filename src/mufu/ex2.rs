@@ -5,9 +5,9 @@ use super::{interpolate, pack, sq, tables, F32, NAN};
 
 /// The Tesla EX2 datapath on the 1.7.23 sign-magnitude fixed-point word `w` that RRO.EX2 /
 /// PREEX2 produce ([`rro_ex2`]); this is MUFU.EX2 on sm_5x/sm_6x, where ptxas emits RRO.EX2
-/// first (SEMANTICS §1.2).
+/// first (docs/semantics.md §1.2).
 ///
-/// Datapath (envytools `sfu_ex2`) \[RE, SEMANTICS §2.2\]: the integer part i = `w[29:23]` and
+/// Datapath (envytools `sfu_ex2`) \[RE, docs/semantics.md §2.2\]: the integer part i = `w[29:23]` and
 /// the fraction f = `w[22:0]`. A negative word becomes i' = −i − 1 with f = !f (23 bits), or
 /// i' = −i when f = 0. With idx = f >> 17 and xl = f & 0x1FFFF,
 /// `q = ((c0 << 13) + c1·xl + c2·sq(xl) + 0x77E2) >> 15` is the significand and `i' + 127`
@@ -17,7 +17,7 @@ use super::{interpolate, pack, sq, tables, F32, NAN};
 /// +0 if negative; any other special word (the NaN code) gives 0x7FFFFFFF.
 ///
 /// Evidence: reproduces the documented accuracy (SPA 2^-22.5 on the fraction, PTX 2 ulp) but
-/// is not verified bit-for-bit on modern hardware \[INF, SEMANTICS §2.3\].
+/// is not verified bit-for-bit on modern hardware \[INF, docs/semantics.md §2.3\].
 pub fn ex2_fixed(w: u32) -> u32 {
     let neg = w >> 31 != 0;
     if w & NAN_CODE != 0 {
@@ -43,14 +43,14 @@ pub fn ex2_fixed(w: u32) -> u32 {
     pack(false, e + 127, q as u32)
 }
 
-/// MUFU.EX2 on sm_70+, which takes the f32 `x` itself (ptxas emits no RRO, SEMANTICS §1.1):
+/// MUFU.EX2 on sm_70+, which takes the f32 `x` itself (ptxas emits no RRO, docs/semantics.md §1.1):
 /// modelled as `ex2_fixed(rro_ex2(x))`, the Tesla PREEX2 conversion (FTZ, truncation,
 /// |x| ≥ 128 → Inf code) folded into the unit.
 ///
-/// Evidence: this is the proposed sm_70+ model of SEMANTICS §2.3, a hypothesis \[INF\]: with it
+/// Evidence: this is the proposed sm_70+ model of docs/semantics.md §2.3, a hypothesis \[INF\]: with it
 /// the Tesla tables meet the PTX bound "max 2 ulp from the correctly rounded result over the
 /// full range" and the published hardware observation that for |x| ≥ 1 the error depends only
-/// on the fraction bits (truncating conversion, SEMANTICS §2.3a); it is not verified
+/// on the fraction bits (truncating conversion, docs/semantics.md §2.3a); it is not verified
 /// bit-for-bit on hardware.
 ///
 /// Specials \[DOC opMUFU\]: ±0 and ±subnormal → +1, −Inf and underflow → +0, +Inf and overflow
@@ -108,7 +108,7 @@ mod tests {
         }
     }
 
-    /// SEMANTICS §2.3: on the fraction domain (integer part 0) the absolute error is 2^-22.53
+    /// docs/semantics.md §2.3: on the fraction domain (integer part 0) the absolute error is 2^-22.53
     /// (SPA: ≤ 2^-22.5), and the result is within 2 ulp of the correctly rounded 2^x (PTX),
     /// for positive and negative words alike, exhaustively. Other integer parts scale the same
     /// significand exactly.
@@ -132,7 +132,7 @@ mod tests {
     }
 
     /// The float path over the whole normal-result range (−126 ≤ x < 128), sampled: never
-    /// more than 2 ulp from the correctly rounded value (PTX ex2.approx.f32; SEMANTICS §2.3).
+    /// more than 2 ulp from the correctly rounded value (PTX ex2.approx.f32; docs/semantics.md §2.3).
     #[test]
     fn float_range_within_two_ulp_sampled() {
         let mut hist = [0u64; 3];

@@ -2,7 +2,7 @@
 //!
 //! **Hardware-verified on sm_90**: an H200 and an H100 returned these bits for all 2^16 inputs
 //! of `ex2.approx.f16` and `ex2.approx.ftz.bf16` (data/hardware/h200-sm90, h100-sm90). The `.F16`/`.BF16`
-//! forms are the same MUFU opcode with one format bit set (bit 72 / 73, SEMANTICS §1.4), and
+//! forms are the same MUFU opcode with one format bit set (bit 72 / 73, docs/semantics.md §1.4), and
 //! they are the f32 unit: the f32 MUFU.EX2 datapath ([`super::ex2::ex2`], the Tesla EX2 table
 //! behind the truncating 7.23 conversion) on the exactly widened operand, its result truncated
 //! into the 16-bit format ([`super::narrow_truncated`]; a result of 2^16 or more is +Inf in
@@ -16,7 +16,7 @@ use crate::round::Rounding;
 
 /// MUFU.EX2.F16 (`ex2.approx.f16`): 2^x of the f16 `x`, f16 result: the f32 datapath on the
 /// widened `x`, truncated to f16 (module doc) \[measured on sm_90\]. Subnormal inputs and
-/// results are supported (PTX 9.7.4.10, SEMANTICS §5): an f16 subnormal is an f32 normal,
+/// results are supported (PTX 9.7.4.10, docs/semantics.md §5): an f16 subnormal is an f32 normal,
 /// which MUFU.EX2 does not flush (it gives exactly 1.0 after the 23-bit fixed-point
 /// conversion), and results below 2^-14 are truncated onto the f16 subnormal grid.
 ///

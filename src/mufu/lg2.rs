@@ -5,7 +5,7 @@ use crate::format::Class;
 
 /// MUFU.LG2 of the f32 `x` (bit pattern in, bit pattern out).
 ///
-/// Datapath (Tesla SFU, envytools `sfu_lg2`) \[RE, SEMANTICS §2.2\]: with idx = `frac[22:17]` and
+/// Datapath (Tesla SFU, envytools `sfu_lg2`) \[RE, docs/semantics.md §2.2\]: with idx = `frac[22:17]` and
 /// xl = `frac[16:0]`, `r = ((c0 << 12) + c1·xl + (c2·sq(xl) << 1) + 0x3345) >> 2` is log2 of the
 /// significand as a 36-bit fraction (exactly 0 for x = 1.0). The exponent joins as
 /// `r += (e_in − 127) << 36`; a negative sum becomes sign 1 and its ones' complement `!r`.
@@ -16,7 +16,7 @@ use crate::format::Class;
 ///
 /// Evidence: the Tesla model reproduces the documented accuracy (SPA 2^-22.6 on the
 /// mantissa, PTX 2^-22 absolute in (0.5, 2)) but is not verified bit-for-bit on modern
-/// hardware \[INF, SEMANTICS §2.3\].
+/// hardware \[INF, docs/semantics.md §2.3\].
 pub fn lg2(x: u32) -> u32 {
     match F32.classify(x.into()) {
         Class::Nan => NAN,
@@ -87,7 +87,7 @@ mod tests {
         }
     }
 
-    /// SEMANTICS §2.3: absolute error 2^-22.58 on [1,2) (SPA: ≤ 2^-22.6 on the mantissa) and
+    /// docs/semantics.md §2.3: absolute error 2^-22.58 on [1,2) (SPA: ≤ 2^-22.6 on the mantissa) and
     /// 2^-22.15 on [0.5,1) (PTX: 2^-22 absolute in (0.5,2)), exhaustively.
     #[test]
     fn accuracy_near_one_exhaustive() {
@@ -106,7 +106,7 @@ mod tests {
         assert!((-22.2..=-22.1).contains(&lower), "[0.5,1): 2^{lower}");
     }
 
-    /// Outside (0.5, 2) the PTX bound is relative: 2^-22 (SEMANTICS §2.3: 2^-22.08, sampled).
+    /// Outside (0.5, 2) the PTX bound is relative: 2^-22 (docs/semantics.md §2.3: 2^-22.08, sampled).
     #[test]
     fn relative_accuracy_elsewhere_sampled() {
         let mut worst = 0f64;

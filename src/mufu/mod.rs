@@ -2,22 +2,24 @@
 //!
 //! The model is the public bit-exact reconstruction of the Tesla SFU (envytools `nvhw/sfu.c`,
 //! tables `nvhw/sfu_tab.c`, both checked against Tesla hardware by `hwtest/g80_sfu.cc`)
-//! \[RE, SEMANTICS §2.2\]: a 64- or 128-entry table of quadratic coefficients `c0, c1, c2`
+//! \[RE, docs/semantics.md §2.2\]: a 64- or 128-entry table of quadratic coefficients `c0, c1, c2`
 //! indexed by the top bits of the significand, evaluated as `c0 + c1·xl + c2·sq(xl)` on the low
 //! bits `xl` by a truncating fixed-point datapath, then packed into an f32.
 //!
 //! Evidence, per function:
 //! - `rcp`, `rsq`: hardware-verified on modern GPUs. The model reproduces, count for count, the
 //!   published exhaustive hardware histograms of MUFU.RCP over [1,2) and MUFU.RSQ over [1,2)
-//!   and [2,4) on sm_80/sm_89/sm_90 \[RE+measured, SEMANTICS §2.3a\].
-//! - `ex2`, `lg2`, `sin`, `cos`: the Tesla datapath assumed unchanged on modern GPUs. The model
-//!   reproduces every documented accuracy bound to within ~0.1 bit (SEMANTICS §2.3) but no
-//!   bit-level hardware data exists \[INF\]. The sm_70+ conversions of the float operand to the
-//!   fixed-point words of EX2 and SIN/COS are likewise \[INF\] (SEMANTICS §2.3, §3).
+//!   and [2,4) on sm_80/sm_89/sm_90 \[RE+measured, docs/semantics.md §2.3a\].
+//! - `ex2`, `lg2`, `sin`, `cos`: the Tesla datapath, with the sm_70+ conversions of the float
+//!   operand to the fixed-point words of EX2 and SIN/COS (docs/semantics.md §2.3, §3).
+//!   Hardware-verified on sm_90: an H200 and an H100 returned the model's bits on all 2^32
+//!   inputs of `ex2`, `lg2`, `sin` and `cos` `.approx{.ftz}.f32` \[HW, docs/semantics.md §2.3\];
+//!   EX2 also reproduces a V100's exhaustive `exp2f` counts (§2.3a). Other generations \[INF\].
+//! - `sqrt`, `tanh` and the 16-bit and 64H forms: docs/semantics.md §2.3b \[HW on sm_90\].
 //!
 //! Every function flushes subnormal inputs and outputs to a zero of the same sign ("Denorm
-//! input/output is flushed", opMUFU \[DOC\], SEMANTICS §5), and every NaN result is the canonical
-//! NaN 0x7FFFFFFF \[DOC opMUFU, SEMANTICS §4\]. `.SAT` is applied by the caller
+//! input/output is flushed", opMUFU \[DOC\], docs/semantics.md §5), and every NaN result is the canonical
+//! NaN 0x7FFFFFFF \[DOC opMUFU, docs/semantics.md §4\]. `.SAT` is applied by the caller
 //! ([`crate::round::saturate`]).
 //!
 //! The tables are the project's copy of the envytools LUTs, `data/tesla_sfu_tables.csv` (MIT
@@ -48,15 +50,15 @@ use crate::format::Format;
 
 const F32: Format = Format::F32;
 
-/// The NaN every MUFU function writes, whatever the input NaN \[DOC opMUFU, SEMANTICS §4\].
+/// The NaN every MUFU function writes, whatever the input NaN \[DOC opMUFU, docs/semantics.md §4\].
 pub(crate) const NAN: u32 = F32.canonical_nan() as u32;
 
 /// One table row: the coefficients `[c0, c1, c2]` exactly as the LUT holds them (two's
 /// complement). c0 ≈ f(x_i) (26 bits), c1 ≈ f'(x_i) (16 bits, 15 for sin), c2 ≈ f''(x_i)
-/// (10 bits, 11 for sin) \[RE, SEMANTICS §2.2\].
+/// (10 bits, 11 for sin) \[RE, docs/semantics.md §2.2\].
 pub type Row = [i32; 3];
 
-/// The SFU lookup tables: the five of the Tesla SFU (23,296 bits in all) \[RE, SEMANTICS §2.2\]
+/// The SFU lookup tables: the five of the Tesla SFU (23,296 bits in all) \[RE, docs/semantics.md §2.2\]
 /// and the two that sm_52+ (SQRT) and sm_75+ (TANH) added, recovered from an H200
 /// ([`sqrt`], [`tanh`]).
 #[derive(Debug)]
@@ -141,7 +143,7 @@ impl Tables {
 
 /// The SFU's truncated squarer: `(Σ_{i<17, bit i of v set} v >> (18 − i)) >> 1`, which
 /// approximates v²/2^19 for a 17-bit `v` by summing truncated partial products
-/// \[RE, SEMANTICS §2.2\].
+/// \[RE, docs/semantics.md §2.2\].
 ///
 /// Computed with 7 partial products instead of 17: `sq(v) = (a² >> 1) + Σ_{j=2..8} v_j·(a >> (9 − j))`
 /// with `a = v >> 9`. `2·sq(v) + v_0` is Σ v_i·v_j·2^(i+j−18) over the bit pairs with
@@ -158,7 +160,7 @@ pub(crate) fn sq(v: u32) -> u32 {
 }
 
 /// The quadratic interpolation `(c0 << s0) + c1·x + ((c2·x2) << s2)` of one table row, with
-/// `x2` the truncated square of (a shift of) `x`. Exact in i64 \[RE, SEMANTICS §2.2\].
+/// `x2` the truncated square of (a shift of) `x`. Exact in i64 \[RE, docs/semantics.md §2.2\].
 pub(crate) fn interpolate(row: Row, s0: u32, x: u32, x2: u32, s2: u32) -> i64 {
     let [c0, c1, c2] = row.map(i64::from);
     (c0 << s0) + c1 * i64::from(x) + ((c2 * i64::from(x2)) << s2)
@@ -167,7 +169,7 @@ pub(crate) fn interpolate(row: Row, s0: u32, x: u32, x2: u32, s2: u32) -> i64 {
 /// Pack an SFU result (`fp32_mkfin` with FTZ in envytools): `f` is the significand with its
 /// implicit bit (2^23 ≤ f ≤ 2^24; 2^24 renormalises to exponent e + 1) or 0 for a zero, `e`
 /// the biased exponent. A biased exponent ≤ 0 gives a zero of the same sign (output FTZ,
-/// SEMANTICS §5), ≥ 255 gives ±Inf \[RE, SEMANTICS §2.2\]. `f` is already rounded or truncated
+/// docs/semantics.md §5), ≥ 255 gives ±Inf \[RE, docs/semantics.md §2.2\]. `f` is already rounded or truncated
 /// by the datapath, so nothing is rounded here. (The truncating SIN/COS and LG2 paths cannot
 /// overflow, so the direction that envytools passes for them does not matter.)
 pub(crate) fn pack(neg: bool, e: i32, f: u32) -> u32 {
@@ -207,7 +209,7 @@ pub(crate) fn narrow_truncated(fmt: Format, r: u32) -> u16 {
 /// Normalise the fixed-point value `r` (top bit at most `top`) so that its leading one sits
 /// at bit `top`, lowering the biased exponent `e` (the exponent of bit `top`) by each shift,
 /// then **truncate** to a 24-bit significand and pack. The SIN/COS and LG2 datapaths end this
-/// way (envytools `norm64` + `>>`) \[RE, SEMANTICS §2.2\].
+/// way (envytools `norm64` + `>>`) \[RE, docs/semantics.md §2.2\].
 pub(crate) fn pack_truncated(neg: bool, e: i32, r: u64, top: u32) -> u32 {
     debug_assert!(r >> top <= 1, "SFU accumulator {r:#x} wider than bit {top}");
     if r == 0 {

@@ -9,7 +9,7 @@ pub(crate) const ROUND: i64 = 0x47E7;
 
 /// MUFU.RCP of the f32 `x` (bit pattern in, bit pattern out).
 ///
-/// Datapath (Tesla SFU, envytools `sfu_rcp`) \[RE, SEMANTICS §2.2\]: with the fraction split as
+/// Datapath (Tesla SFU, envytools `sfu_rcp`) \[RE, docs/semantics.md §2.2\]: with the fraction split as
 /// idx = `frac[22:16]` and xl = `frac[15:0]`,
 /// `q = ((c0 << 13) + c1·xl + c2·sq(xl << 1) + 0x47E7) >> 15` is the significand (implicit bit
 /// included; 2^24 renormalises) and the biased exponent is `253 − e_in`. Results below 2^-126
@@ -18,7 +18,7 @@ pub(crate) const ROUND: i64 = 0x47E7;
 /// Specials \[DOC opMUFU\]: ±0 and ±subnormal → ±Inf, ±Inf → ±0, NaN → 0x7FFFFFFF; RCP(1) = 1.
 ///
 /// Evidence: reproduces the published exhaustive hardware histogram of MUFU.RCP over [1,2) on
-/// sm_80/sm_89/sm_90 count for count \[RE+measured, SEMANTICS §2.3a\].
+/// sm_80/sm_89/sm_90 count for count \[RE+measured, docs/semantics.md §2.3a\].
 pub fn rcp(x: u32) -> u32 {
     let neg = x >> 31 != 0;
     match F32.classify(x.into()) {
@@ -77,7 +77,7 @@ mod tests {
         assert_eq!(rcp(0x0080_0001), 0x7E7F_FFFE);
     }
 
-    /// SEMANTICS §2.3: on [1,2) the model is within 1 ulp of the correctly rounded reciprocal,
+    /// docs/semantics.md §2.3: on [1,2) the model is within 1 ulp of the correctly rounded reciprocal,
     /// with max absolute error 2^-24.04 (SPA: ≤ 2^-23.0 in significand units) and max relative
     /// error 2^-23.28; and the result depends only on the fraction (exponent independence).
     #[test]

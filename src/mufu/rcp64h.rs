@@ -17,7 +17,7 @@ const ROUND: i64 = super::rcp::ROUND;
 
 /// MUFU.RCP64H of `hi`, the high 32 bits of an f64 (sign, 11-bit exponent, top 20 fraction
 /// bits); returns the high word of the result. ptxas sets the low word of the result to 0
-/// and never passes the low word of the operand (`rcp.approx.ftz.f64`, SEMANTICS §1.3).
+/// and never passes the low word of the operand (`rcp.approx.ftz.f64`, docs/semantics.md §1.3).
 ///
 /// Design \[HW: H200 capture, module documentation\]: **the f32 RCP unit** ([`super::rcp::rcp`]:
 /// Tesla table, idx = the top 7 fraction bits, xl = the next 16 with the low 3 zero, the same

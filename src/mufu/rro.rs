@@ -1,17 +1,17 @@
 //! RRO (sm_5x/sm_6x) and its Tesla ancestors PRESIN/PREEX2: the range reduction that turns an
 //! f32 into the fixed-point word MUFU.SIN/COS/EX2 read on those architectures.
 //!
-//! Output words \[DOC opRRO, SEMANTICS §3\]: sign at bit 31; bit 30 flags a special, with bits
+//! Output words \[DOC opRRO, docs/semantics.md §3\]: sign at bit 31; bit 30 flags a special, with bits
 //! 24:23 = 00 for NaN ([`NAN_CODE`]) and 01 for ±Inf ([`INF_CODE`]); otherwise
 //! - SINCOS: a 2.23 word, quadrant in bits 24:23 and the 23-bit fraction of the quadrant
 //!   (bits 29:25 unused, always 0);
 //! - EX2: a 1.7.23 sign-magnitude word, 7-bit integer part in bits 29:23.
 //!
 //! The bit-exact rule is the Tesla one (envytools `sfu_pre`, checked on Tesla hardware by
-//! `hwtest/g80_sfu.cc`) \[RE, SEMANTICS §3\]: subnormal inputs are flushed to a signed zero and
+//! `hwtest/g80_sfu.cc`) \[RE, docs/semantics.md §3\]: subnormal inputs are flushed to a signed zero and
 //! every shift **truncates**.
 //!
-//! Conflicting claim \[RE, weaker; SEMANTICS §3, §7 item 3\]: a yuzu developer reported from
+//! Conflicting claim \[RE, weaker; docs/semantics.md §3, §7 item 3\]: a yuzu developer reported from
 //! Switch (Maxwell) hardware tests that the RRO.EX2 fraction is `uint(frac·8388607.0) + 1` and
 //! that |x| ≥ 128 gives 129 << 23 (github.com/yuzu-emu/yuzu issue #1222). That agrees with
 //! truncation except for integral inputs (fraction 1, not 0) and inputs below 1; it is
@@ -32,7 +32,7 @@ pub const INF_CODE: u32 = 0x4080_0000;
 ///
 /// With the 24-bit significand m and unbiased exponent e: `m = m·0xA2F983 >> 16`
 /// (0xA2F983 = 2/π·2^24 truncated), then a truncating shift by e − 8 (left if ≥ 0; 0 once the
-/// shift reaches 32), keeping the low 25 bits \[RE, SEMANTICS §3\].
+/// shift reaches 32), keeping the low 25 bits \[RE, docs/semantics.md §3\].
 /// presin(1.0) = 0x00517CC1.
 pub fn rro_sincos(x: u32) -> u32 {
     match split(x) {
@@ -47,7 +47,7 @@ pub fn rro_sincos(x: u32) -> u32 {
 /// RRO.EX2 (Tesla PREEX2) of the f32 `x`: x as a 1.7.23 sign-magnitude fixed-point word.
 ///
 /// |x| ≥ 128 gives the Inf code; otherwise the significand is shifted by the exponent,
-/// truncating \[RE, SEMANTICS §3\]. preex2(1.0) = 0x00800000, preex2(−128) = 0xC0800000.
+/// truncating \[RE, docs/semantics.md §3\]. preex2(1.0) = 0x00800000, preex2(−128) = 0xC0800000.
 pub fn rro_ex2(x: u32) -> u32 {
     match split(x) {
         Err(special) => special,
@@ -58,7 +58,7 @@ pub fn rro_ex2(x: u32) -> u32 {
 
 /// Take an f32 apart for a conversion to fixed point, flushing a subnormal to zero:
 /// `Ok((sign bit, m, e))` with x = ±m·2^(e − 23) and m the 24-bit significand (0 for a zero),
-/// or `Err(word)` with the special word of a NaN or an infinity \[RE, SEMANTICS §3\].
+/// or `Err(word)` with the special word of a NaN or an infinity \[RE, docs/semantics.md §3\].
 pub(crate) fn split(x: u32) -> Result<(u32, u32, i32), u32> {
     let sign = x & SIGN;
     match F32.classify(x.into()) {
@@ -71,7 +71,7 @@ pub(crate) fn split(x: u32) -> Result<(u32, u32, i32), u32> {
 
 /// `m·2^shift` as a 32-bit word, truncated toward zero: bits shifted out on either side are
 /// lost (a left shift wraps, which for an angle drops whole turns), and a shift of 32 or more
-/// either way gives 0 \[RE, SEMANTICS §3\].
+/// either way gives 0 \[RE, docs/semantics.md §3\].
 pub(crate) fn shift_truncate(m: u32, shift: i32) -> u32 {
     match shift {
         0..=31 => m << shift,

@@ -9,7 +9,7 @@ pub(crate) const ROUND: i64 = 0x7FFF;
 
 /// MUFU.RSQ of the f32 `x` (bit pattern in, bit pattern out).
 ///
-/// Datapath (Tesla SFU, envytools `sfu_rsqrt`) \[RE, SEMANTICS §2.2\]: with e = e_in − 127,
+/// Datapath (Tesla SFU, envytools `sfu_rsqrt`) \[RE, docs/semantics.md §2.2\]: with e = e_in − 127,
 /// f = frac | (e & 1) << 23 (the exponent parity selects the [2,4) half of the table) and
 /// e >>= 1 (floor), idx = f >> 17 and xl = f & 0x1FFFF;
 /// `q = ((c0 << 14) + c1·xl + (c2·sq(xl) << 2) + 0x7FFF) >> 16` is the significand and
@@ -19,7 +19,7 @@ pub(crate) const ROUND: i64 = 0x7FFF;
 /// −Inf → NaN, +Inf → +0, NaN → 0x7FFFFFFF; RSQ(1) = 1, RSQ(4) = 0.5.
 ///
 /// Evidence: reproduces the published exhaustive hardware histograms of MUFU.RSQ over [1,2)
-/// and [2,4) on sm_80/sm_89/sm_90 count for count \[RE+measured, SEMANTICS §2.3a\].
+/// and [2,4) on sm_80/sm_89/sm_90 count for count \[RE+measured, docs/semantics.md §2.3a\].
 pub fn rsq(x: u32) -> u32 {
     let neg = x >> 31 != 0;
     match F32.classify(x.into()) {
@@ -82,7 +82,7 @@ mod tests {
         assert!(rsq(0x7F7F_FFFF) >= 0x0080_0000);
     }
 
-    /// SEMANTICS §2.3: on [1,4) the model is within 2 ulp of the correctly rounded value, with
+    /// docs/semantics.md §2.3: on [1,4) the model is within 2 ulp of the correctly rounded value, with
     /// max absolute error 2^-23.40 (SPA: ≤ 2^-22.4 in significand units) and max relative
     /// error 2^-22.935 (PTX: 2^-22.9); the result depends only on the fraction and the
     /// exponent parity.

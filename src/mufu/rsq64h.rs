@@ -15,7 +15,7 @@ const ROUND: i64 = super::rsq::ROUND;
 /// MUFU.RSQ64H of `hi`, the high 32 bits of an f64 (sign, 11-bit exponent, top 20 fraction
 /// bits); returns the high word of the result. ptxas sets the low word to 0
 /// (`rsqrt.approx.ftz.f64`) or uses the word as the seed of a DFMA refinement
-/// (`rsqrt.approx.f64`), SEMANTICS §1.3.
+/// (`rsqrt.approx.f64`), docs/semantics.md §1.3.
 ///
 /// Design \[HW: H200 capture, module documentation\]: as for [`super::rcp64h`], **the f32 RSQ
 /// unit** ([`super::rsq::rsq`]: idx = exponent parity and the top 6 fraction bits, xl = the

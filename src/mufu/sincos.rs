@@ -6,20 +6,21 @@ use super::{interpolate, pack_truncated, sq, tables, NAN};
 /// The Tesla SIN datapath on the 2.23 quadrant word `w` that RRO.SINCOS / PRESIN produce
 /// ([`super::rro_sincos`]); MUFU.SIN on sm_5x/sm_6x.
 ///
-/// Datapath (envytools `sfu_sincos`) \[RE, SEMANTICS §2.2\]: sign `w[31]`, special flag `w[30]`
+/// Datapath (envytools `sfu_sincos`) \[RE, docs/semantics.md §2.2\]: sign `w[31]`, special flag `w[30]`
 /// (any special → 0x7FFFFFFF), quadrant q = `w[24:23]`, fraction f = `w[22:0]`; bits 29:25 are
 /// ignored. In an odd quadrant f = !f (23 bits); the sign flips in quadrants 2 and 3. With
 /// idx = f >> 17 and xl = f & 0x1FFFF the table gives the 38-bit
 /// `(c0 << 11) + c1·xl + c2·sq(xl)` ≈ sin(π/2·f)·2^37, normalised and **truncated** to 24 bits.
 ///
-/// Evidence: reproduces the documented accuracy (SPA 2^-20.9 in quadrant 0 over a full
-/// period) but is not verified bit-for-bit on modern hardware \[INF, SEMANTICS §2.3\].
+/// Evidence: the Tesla datapath, verified on Tesla hardware \[RE\]; MUFU.SIN on sm_5x/sm_6x is
+/// assumed to be it (it reproduces the documented SPA 2^-20.9 in quadrant 0 over a full period)
+/// \[INF, docs/semantics.md §2.3\]; on sm_90 it is measured through [`sin`].
 pub fn sin_fixed(w: u32) -> u32 {
     sincos_fixed(w, false)
 }
 
 /// The Tesla COS datapath on the 2.23 quadrant word `w`: [`sin_fixed`] one quadrant on
-/// (q + 1) with the input sign dropped (cos is even) \[RE, SEMANTICS §2.2\]; MUFU.COS on
+/// (q + 1) with the input sign dropped (cos is even) \[RE, docs/semantics.md §2.2\]; MUFU.COS on
 /// sm_5x/sm_6x. Evidence as for [`sin_fixed`] \[INF\].
 pub fn cos_fixed(w: u32) -> u32 {
     sincos_fixed(w, true)
@@ -44,23 +45,23 @@ fn sincos_fixed(w: u32, cos: bool) -> u32 {
 }
 
 /// MUFU.SIN on sm_70+, whose input `t` is an angle in **turns**: ptxas computes
-/// `t = FMUL.RZ(x, 1/2π)` first (SEMANTICS §1.1) and MUFU reduces it internally.
+/// `t = FMUL.RZ(x, 1/2π)` first (docs/semantics.md §1.1) and MUFU reduces it internally.
 ///
 /// Modelled as `sin_fixed(fixed2_23(4·t))`, where `fixed2_23` is sign-magnitude: the sign of t,
 /// |4t| truncated to 23 fraction bits and reduced mod 4 (masked to 25 bits), a subnormal t
-/// flushed to a signed zero, NaN/±Inf mapped to the RRO special words. This is the proposed
-/// sm_70+ model of SEMANTICS §2.3, a hypothesis \[INF\]. With it the Tesla table reproduces the
-/// PTX bounds 2^-20.5 on [−2π, 2π] and 2^-14.7 on [−100π, 100π], which the Tesla PRESIN path
-/// does not; the conversion itself (truncation, wrapping of large |t|) is not verified on
-/// hardware (SEMANTICS §7 item 1).
+/// flushed to a signed zero, NaN/±Inf mapped to the RRO special words (docs/semantics.md §2.3).
+/// With it the Tesla table reproduces the PTX bounds 2^-20.5 on [−2π, 2π] and 2^-14.7 on
+/// [−100π, 100π], which the Tesla PRESIN path does not. \[HW on sm_90\]: an H200 and an H100
+/// returned these bits for every `t` that `sin.approx{.ftz}.f32` produces (all 2^32 inputs);
+/// other `t` and other generations \[INF\] (docs/semantics.md §7 item 1).
 ///
 /// Specials \[DOC opMUFU\]: ±0 and ±subnormal → ±0, ±Inf and NaN → 0x7FFFFFFF.
 pub fn sin(t: u32) -> u32 {
     sin_fixed(turns_to_quadrant_word(t))
 }
 
-/// MUFU.COS on sm_70+ with `t` in turns: `cos_fixed(fixed2_23(4·t))`, the same \[INF\]
-/// hypothesis as [`sin`].
+/// MUFU.COS on sm_70+ with `t` in turns: `cos_fixed(fixed2_23(4·t))`, with the same evidence
+/// as [`sin`] (`cos.approx{.ftz}.f32` on all 2^32 inputs).
 ///
 /// Specials \[DOC opMUFU\]: ±0 and ±subnormal → +1, ±Inf and NaN → 0x7FFFFFFF.
 pub fn cos(t: u32) -> u32 {
@@ -70,7 +71,7 @@ pub fn cos(t: u32) -> u32 {
 /// `fixed2_23(4·t)`: the angle `t` in turns as a 2.23 quadrant word. Sign-magnitude: the sign
 /// of t at bit 31, |4t| truncated to 23 fraction bits and reduced mod 4 (masked to 25 bits);
 /// a subnormal t is flushed to a signed zero and NaN/±Inf give the RRO special words
-/// \[INF, SEMANTICS §2.3\]. It is the RRO.SINCOS conversion with the 2/π scaling left out
+/// (docs/semantics.md §2.3; evidence as for [`sin`]). It is the RRO.SINCOS conversion with the 2/π scaling left out
 /// (ptxas has already applied 1/2π).
 fn turns_to_quadrant_word(t: u32) -> u32 {
     match split(t) {
@@ -96,7 +97,7 @@ mod tests {
     }
 
     /// The sm_70+ lowering of sin/cos.approx.f32: `FMUL.RZ(x, 0x3E22F983)` (not FTZ), then
-    /// MUFU (SEMANTICS §1.1).
+    /// MUFU (docs/semantics.md §1.1).
     fn turns(x: u32) -> u32 {
         mul(Format::F32, x.into(), 0x3E22_F983, Rounding::Rz, false) as u32
     }
@@ -125,7 +126,7 @@ mod tests {
             assert_eq!((pre(x), pre_cos(x)), (s, c), "RRO sin/cos({x:#x})");
         }
         // Through the PTX lowering: a subnormal x gives a subnormal t (FMUL not FTZ) that
-        // MUFU flushes (SEMANTICS §5).
+        // MUFU flushes (docs/semantics.md §5).
         assert_eq!(sin(turns(0x8000_0005)), 0x8000_0000);
         assert_eq!(cos(turns(0x0000_0005)), ONE);
     }
@@ -164,7 +165,7 @@ mod tests {
         }
     }
 
-    /// SEMANTICS §2.3: over the fixed-point input, quadrant 0 has absolute error 2^-22.38
+    /// docs/semantics.md §2.3: over the fixed-point input, quadrant 0 has absolute error 2^-22.38
     /// (sin) and 2^-21.49 (cos); over a full period both stay within the SPA bound 2^-20.9.
     #[test]
     fn fixed_point_accuracy_exhaustive() {
@@ -184,7 +185,7 @@ mod tests {
         assert!(all.log2() <= -20.9, "period 2^{}", all.log2());
     }
 
-    /// SEMANTICS §2.3: through the sm_70+ lowering (`FMUL.RZ` + this model) the error is
+    /// docs/semantics.md §2.3: through the sm_70+ lowering (`FMUL.RZ` + this model) the error is
     /// 2^-20.55 (sin) / 2^-20.43 (cos) on [−2π, 2π] and 2^-14.75 on [2π, 100π]; the PTX bounds
     /// are 2^-20.5 and 2^-14.7. Sampled: the sample maximum can only be lower.
     #[test]

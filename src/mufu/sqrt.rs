@@ -1,13 +1,13 @@
 //! MUFU.SQRT: the square root of an f32 (sm_52+).
 //!
-//! **Hardware-verified on sm_90.** The datapath is the Tesla SFU's (SEMANTICS §2.2): a
+//! **Hardware-verified on sm_90.** The datapath is the Tesla SFU's (docs/semantics.md §2.2): a
 //! 128-row quadratic-interpolation table indexed like RSQ's, the truncated squarer and RSQ's
 //! rounding constant. Its table is the H200's, recovered from the GPU's results
 //! (`scripts/recover_sfu_tables.py`, `data/sm90_sfu_tables.csv`): every input of [1, 4) on an
 //! H200 (data/hardware/h200-sm90), 2^24 results for 384 coefficients, each row the only one
 //! that gives all 2^17 results of its segment. An H100 returned the model's bits for every f32
 //! input of `sqrt.approx{.ftz}.f32` (data/hardware/h100-sm90). No public document describes
-//! MUFU.SQRT (SEMANTICS §2.3, §7 item 2); other generations are not measured \[UNK\].
+//! MUFU.SQRT (docs/semantics.md §2.3, §7 item 2); other generations are not measured \[UNK\].
 
 use super::{pack, sq, tables, F32, NAN};
 use crate::format::Class;

@@ -2,14 +2,14 @@
 //! tangent.
 //!
 //! **Hardware-verified on sm_90.** The datapath is the Tesla SFU's quadratic interpolation
-//! (SEMANTICS §2.2) with the truncated squarer, on a 51-row table of unequal segments; the
+//! (docs/semantics.md §2.2) with the truncated squarer, on a 51-row table of unequal segments; the
 //! table is the H200's, recovered from the GPU's results (`scripts/recover_sfu_tables.py`,
 //! `data/sm90_sfu_tables.csv`), each row the only one that gives all 2^17 results of its
 //! segment. It reproduces every result an H200 returned for `tanh.approx.f32` on
 //! [2^-24, 16) and every 512th positive input (data/hardware/h200-sm90), and for all 2^16
 //! inputs of `tanh.approx.f16` and `tanh.approx.bf16`; an H100 returned the model's bits for
 //! every one of the 2^32 f32 inputs and the 2^16 f16 and bf16 inputs (data/hardware/h100-sm90).
-//! No public document describes MUFU.TANH (SEMANTICS §2.3, §7 item 2); other generations are
+//! No public document describes MUFU.TANH (docs/semantics.md §2.3, §7 item 2); other generations are
 //! not measured \[UNK\].
 //!
 //! tanh is odd: the unit works on |x| and copies the sign. |x| falls in one of three ranges:
@@ -57,7 +57,7 @@ const ONE: u32 = 0x3F80_0000;
 /// MUFU.TANH of the f32 `x` (bit pattern in, bit pattern out): `tanh.approx.f32`.
 ///
 /// Datapath in the module doc \[measured on sm_90\]. No input or output is flushed \[DOC PTX
-/// 9.7.3.22, SEMANTICS §5\].
+/// 9.7.3.22, docs/semantics.md §5\].
 ///
 /// Accuracy (exhaustive over all 2^32 inputs): max relative error 2^-16.46 at 0x3F17040F
 /// (bound 2^-11, PTX 9.7.3.22).

@@ -1,12 +1,12 @@
 //! `add` and `sub` (PTX 9.7.3.3–4, 9.7.4.1–2): one correctly rounded IEEE addition with
-//! NVIDIA's NaN and flush-to-zero rules (SEMANTICS §4–§5).
+//! NVIDIA's NaN and flush-to-zero rules (docs/semantics.md §4–§5).
 
 use super::{fits_u64, is_normal, Exact, Term};
 use crate::format::Format;
 use crate::nan;
 use crate::round::{round_pack_sig, Rounding, Sig};
 
-/// `a + b` rounded to `fmt`. `ftz` flushes subnormal inputs and results (SEMANTICS §5).
+/// `a + b` rounded to `fmt`. `ftz` flushes subnormal inputs and results (docs/semantics.md §5).
 #[inline(always)]
 pub fn add(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
     if fits_u64(fmt) {
@@ -37,7 +37,8 @@ pub fn sub(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
 }
 
 /// The rounded sum of two non-NaN terms, with the IEEE 754 rules for infinities and for the
-/// sign of an exact zero (§6.3: −0 only for (−0) + (−0), or for a cancellation under `.rm`).
+/// sign of an exact zero (IEEE 754-2019 clause 6.3: −0 only for (−0) + (−0), or for a
+/// cancellation under `.rm`).
 ///
 /// The finite case comes first and every arm binds its finite value from one position: an
 /// or-pattern binding a value from either operand compiles to a pointer selected between two

@@ -1,6 +1,6 @@
 //! `cvt` between f16, bf16, f32 and f64 (PTX 9.7.9.21 `cvt`, float-to-float forms): one
 //! rounding in the requested direction, `.ftz` on the f32 side only, and NVIDIA's NaN
-//! conversions (SEMANTICS §4); and from a format to itself, as a move or rounded to an
+//! conversions (docs/semantics.md §4); and from a format to itself, as a move or rounded to an
 //! integral value (`.rni .rzi .rmi .rpi`). `.sat` is applied after these by the caller.
 
 use crate::format::{Format, Unpacked};
@@ -10,7 +10,7 @@ use crate::round::{round_pack_sig, shift_right_round, Rounding};
 ///
 /// `.ftz` flushes subnormal inputs and results only where they are f32 [DOC PTX cvt: "applies
 /// only to single precision (.f32) inputs and results"]; tininess is decided after rounding
-/// with an unbounded exponent, as for arithmetic (SEMANTICS §5). Except: `cvt.{rn,rz,rm,rp}
+/// with an unbounded exponent, as for arithmetic (docs/semantics.md §5). Except: `cvt.{rn,rz,rm,rp}
 /// .ftz.f16.f32` converts a subnormal f32 input as it is \[HW: H200 capture,
 /// data/hardware/h200-sm90/, `cvt.rm.ftz.f16.f32(0x80000001)` = 0x8001; the erratum ZLUDA's
 /// conformance suite (vosen/ptx_tests, `float_to_float_input_ftz`) records for the float

@@ -1,5 +1,5 @@
 //! `div.rn/rz/rm/rp` and `rcp.rn/rz/rm/rp` (PTX 9.7.3.8, 9.7.3.13): the IEEE quotient,
-//! correctly rounded, with NVIDIA's NaN and flush-to-zero rules (SEMANTICS §4–§5).
+//! correctly rounded, with NVIDIA's NaN and flush-to-zero rules (docs/semantics.md §4–§5).
 
 use crate::format::{Format, Unpacked};
 use crate::nan;

@@ -8,10 +8,10 @@ use crate::nan;
 use crate::round::{Rounding, Sig};
 
 /// `a · b + c`: exact product, exact sum, one rounding to `fmt`. `ftz` flushes subnormal
-/// inputs and decides result tininess after rounding (SEMANTICS §5).
+/// inputs and decides result tininess after rounding (docs/semantics.md §5).
 ///
 /// A NaN operand wins over the invalid cases (∞·0, ∞ − ∞); for f64 the first NaN in operand
-/// order is propagated (SEMANTICS §4, order \[INF\]).
+/// order is propagated (docs/semantics.md §4, order \[INF\]).
 #[inline(always)]
 pub fn fma(fmt: Format, a: u64, b: u64, c: u64, rnd: Rounding, ftz: bool) -> u64 {
     if fits_u64(fmt) {

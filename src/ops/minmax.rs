@@ -1,5 +1,5 @@
 //! `min` and `max` (PTX 9.7.3.11–12, 9.7.4.7–8), following the PTX pseudo-code: `.ftz`,
-//! `.NaN`, `.abs`, `.xorsign.abs` and the three-input form (SEMANTICS §4).
+//! `.NaN`, `.abs`, `.xorsign.abs` and the three-input form (docs/semantics.md §4).
 
 use crate::format::Format;
 use crate::nan;

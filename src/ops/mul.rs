@@ -1,5 +1,5 @@
 //! `mul` (PTX 9.7.3.5, 9.7.4.3): one correctly rounded IEEE multiplication with NVIDIA's NaN
-//! and flush-to-zero rules (SEMANTICS §4–§5).
+//! and flush-to-zero rules (docs/semantics.md §4–§5).
 
 use super::{fits_u64, is_normal, Exact};
 use crate::format::{Format, Unpacked};
@@ -7,7 +7,7 @@ use crate::nan;
 use crate::round::{round_pack_sig, Rounding, Sig};
 
 /// `a · b` rounded to `fmt`. The exact product (at most 106 bits) goes to round-and-pack, so
-/// `.ftz` decides tininess after rounding with an unbounded exponent (SEMANTICS §5).
+/// `.ftz` decides tininess after rounding with an unbounded exponent (docs/semantics.md §5).
 #[inline(always)]
 pub fn mul(fmt: Format, a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
     if fits_u64(fmt) {

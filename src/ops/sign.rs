@@ -1,5 +1,5 @@
 //! `abs`, `neg` (PTX 9.7.3.9–10, 9.7.4.5–6) and `copysign` (9.7.3.2): sign operations with
-//! the NaN behaviour of the instructions ptxas lowers them to (SEMANTICS §4).
+//! the NaN behaviour of the instructions ptxas lowers them to (docs/semantics.md §4).
 
 use crate::format::Format;
 use crate::nan;

@@ -1,5 +1,5 @@
 //! `sqrt.rn/rz/rm/rp` (PTX 9.7.3.15): the IEEE square root, correctly rounded, with NVIDIA's
-//! NaN and flush-to-zero rules (SEMANTICS §4–§5).
+//! NaN and flush-to-zero rules (docs/semantics.md §4–§5).
 
 use crate::format::{Format, Unpacked};
 use crate::nan;

@@ -144,7 +144,7 @@ impl Instr {
     }
 
     /// Evaluate as `target` computes it: fails if the target lacks the instruction, and uses
-    /// the target's lowering of the approximate instructions (SEMANTICS §1.2).
+    /// the target's lowering of the approximate instructions (docs/semantics.md §1.2).
     #[inline(always)]
     pub fn eval_on(&self, target: Target, operands: &[u64]) -> Result<u64, EvalError> {
         target.check(self).map_err(|message| EvalError::Target { message })?;

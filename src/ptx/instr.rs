@@ -116,7 +116,7 @@ pub enum IntSide {
     Source,
 }
 
-/// The functions of the SASS special-function unit (MUFU), SEMANTICS §2.
+/// The functions of the SASS special-function unit (MUFU), docs/semantics.md §2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MufuFn {
     Cos,
@@ -161,7 +161,7 @@ impl MufuFn {
     }
 }
 
-/// The range-reduction modes of RRO (sm_5x/sm_6x), SEMANTICS §3.
+/// The range-reduction modes of RRO (sm_5x/sm_6x), docs/semantics.md §3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RroMode {
     Sincos,
@@ -271,7 +271,7 @@ pub struct Modifiers {
     pub abs: bool,
 }
 
-/// How well the bits an instruction returns are established (SEMANTICS evidence tags).
+/// How well the bits an instruction returns are established (the evidence tags of docs/semantics.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Evidence {
     /// Determined by IEEE 754 plus NVIDIA's documented NaN, FTZ and saturation rules.

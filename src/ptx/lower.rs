@@ -1,5 +1,5 @@
 //! The approximate instructions exactly as ptxas lowers them: a MUFU operation plus the
-//! FMUL/FADD/DFMA scaling sequence around it (SEMANTICS §1.1–§1.4, \[PTXAS\]), evaluated with
+//! FMUL/FADD/DFMA scaling sequence around it (docs/semantics.md §1.1–§1.4, \[PTXAS\]), evaluated with
 //! the exact scalar definitions and the MUFU model of [`crate::mufu`].
 //!
 //! All FMULs and FADDs are round-to-nearest and not flush-to-zero unless the sequence says

@@ -1,5 +1,5 @@
 //! The target architecture (`sm_XX`): which instructions exist and how ptxas lowers the
-//! approximate ones (SEMANTICS §1.2: sm_5x/sm_6x use RRO, sm_70+ do not).
+//! approximate ones (docs/semantics.md §1.2: sm_5x/sm_6x use RRO, sm_70+ do not).
 
 use std::fmt;
 use std::str::FromStr;
@@ -13,7 +13,7 @@ pub struct Target {
     sm: u32,
 }
 
-/// The architectures ptxas 12.9 targets, as SEMANTICS "Method" lists them.
+/// The architectures ptxas 12.9 targets, as docs/semantics.md "Method" lists them.
 pub const KNOWN_SM: [u32; 20] = [50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100, 101, 103, 110, 120, 121];
 
 impl Target {
@@ -34,7 +34,7 @@ impl Target {
     }
 
     /// sm_5x and sm_6x reduce the arguments of MUFU.SIN/COS/EX2 with RRO; sm_70 removed it
-    /// and MUFU takes the float (SEMANTICS §1.2, §3).
+    /// and MUFU takes the float (docs/semantics.md §1.2, §3).
     pub const fn has_rro(self) -> bool {
         self.sm < 70
     }

@@ -1,4 +1,4 @@
-//! The documented accuracy of each approximate instruction (SEMANTICS §6, PTX ISA
+//! The documented accuracy of each approximate instruction (docs/semantics.md §6, PTX ISA
 //! §9.7.3.8–22 and §9.7.4.9–10), as clauses a sweep checks on every input it covers.
 
 use std::f64::consts::PI;
@@ -140,7 +140,7 @@ fn clause(region: Region, metric: Metric, log2_limit: f64) -> Clause {
 }
 
 /// The documented bound of `instr`, if the documentation gives one: the accuracy figures of
-/// SEMANTICS §6 for the approximate instructions, correct rounding for the IEEE ones (0 ulp
+/// docs/semantics.md §6 for the approximate instructions, correct rounding for the IEEE ones (0 ulp
 /// from the round-to-nearest reference for `.rn`, under 1 ulp for the directed modes).
 pub fn documented(instr: &Instr) -> Option<Bound> {
     use Metric::{Absolute as Abs, Relative as Rel, Ulp};

@@ -460,7 +460,7 @@ fn nearest_f32(v: f64x8) -> u32x8 {
 /// |θ_k| ≤ γ_N = N·u/(1 − N·u), u = 2^-53, where N is the largest number of roundings on the
 /// way of one term: for 13 coefficients 15 (c_11: its product with x, the sums of 4 levels, the
 /// products with x² and x⁸ and the 1 + 7 roundings inside those powers), for 10 coefficients 11.
-/// This is the argument of Higham (Accuracy and Stability of Numerical Algorithms, §5.1) for
+/// This is the argument of Higham (Accuracy and Stability of Numerical Algorithms, section 5.1) for
 /// Horner's rule, where N = 2·degree; Estrin's dependency chain is also a third as long.
 #[inline(always)]
 fn estrin_level<const N: usize, const M: usize>(t: [f64x8; N], p: f64x8) -> [f64x8; M] {

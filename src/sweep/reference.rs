@@ -52,7 +52,7 @@ impl Reference {
             Opcode::Sin => Some((MathFn::Sin, mods.ftz)),
             Opcode::Cos => Some((MathFn::Cos, mods.ftz)),
             Opcode::Tanh => Some((MathFn::Tanh, mods.ftz)),
-            // MUFU flushes subnormal inputs and results (SEMANTICS §5) except TANH and EX2.F16.
+            // MUFU flushes subnormal inputs and results (docs/semantics.md §5) except TANH and EX2.F16.
             Opcode::Mufu(MufuFn::Rcp) => Some((MathFn::Rcp, true)),
             Opcode::Mufu(MufuFn::Rsq) => Some((MathFn::Rsqrt, true)),
             Opcode::Mufu(MufuFn::Sqrt) => Some((MathFn::Sqrt, true)),

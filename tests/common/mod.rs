@@ -177,7 +177,7 @@ impl Layout {
         self.abs(x) != 0 && self.abs(x) < self.exp_mask()
     }
 
-    /// The only NaN f32/f16/bf16 arithmetic may write (SEMANTICS §4); `None` for f64.
+    /// The only NaN f32/f16/bf16 arithmetic may write (docs/semantics.md §4); `None` for f64.
     pub const fn canonical_nan(self) -> Option<u64> {
         match self.fmt {
             Format::F16 | Format::BF16 => Some(0x7FFF),
@@ -857,7 +857,7 @@ pub fn sqrt_is_correct(l: Layout, x: u64, r: u64, rnd: Rounding) -> bool {
 // Comparison and the parallel runner
 
 /// ptxfp's result against the reference: NaN by class, everything else bit for bit; and any
-/// f32/f16/bf16 NaN ptxfp writes must be the canonical one (SEMANTICS §4).
+/// f32/f16/bf16 NaN ptxfp writes must be the canonical one (docs/semantics.md §4).
 pub fn agrees(l: Layout, got: u64, want: u64) -> bool {
     if l.is_nan(got) {
         if let Some(c) = l.canonical_nan() {

@@ -10,21 +10,19 @@
 //! NaNs with payloads), mixed with runs of uniform bits and of moderate exponents. A packed
 //! `.f16x2.f32`/`.bf16x2.f32` word draws its two operands independently.
 //!
-//! Exhaustive tier (`--ignored`): all 2^32 operands of `cvt.rn.f16.f32`, `cvt.rp.f16.f32`
-//! and `cvt.rn.bf16.f32`, at the level the processor runs, against the `half` crate's
-//! conversions (an independent reference, [`half_reference`]): nearest and a directed rounding
-//! onto f16's subnormal grid and overflow threshold, and the bf16 rounding every other bf16
-//! result uses. The other directions and the `.ftz`, `.sat`, `.relu` and packed forms (the
-//! same rounding with a flush of the operand, a clamp of the result or a second element) are
-//! compared with the scalar definition in the default tier.
+//! Exhaustive tier (`--ignored`): all 2^32 operands of spellings from one f32, at the level
+//! the processor runs, against references built from the `half` crate's conversions and the
+//! host's own IEEE arithmetic, which share no code with ptxfp (`all_operands`): in every run
+//! the four of `all_operands::EVERY_RUN` (nearest and directed roundings onto f16's subnormal
+//! grid and overflow threshold, bf16 with `.ftz`, an integral rounding);
+//! with `PTXFP_EXHAUSTIVE_CVT` set, all 52 (to f16, bf16, f64 and f32 itself). The packed
+//! `.f16x2.f32`/`.bf16x2.f32` forms are their scalar forms twice, compared in the default tier.
 
 mod common;
 
-use common::batch::{
-    assert_vectorized_at_every_level, compare, every_u32_operand, levels, spellings_on_their_targets, Tally,
-};
+use common::batch::{assert_vectorized_at_every_level, compare, levels, spellings_on_their_targets, Tally};
 use common::{cvt_operand, operand, seed, Layout, Rng};
-use ptxfp::{Format, Instr, Opcode, SimdLevel, Target};
+use ptxfp::{Format, Instr, Opcode, Target};
 use rayon::prelude::*;
 
 /// Operand words per (source, destination) pair from f32 and f64.
@@ -115,40 +113,209 @@ fn from_f64_edge_biased() {
     random_tier(Format::F64);
 }
 
-/// The `half` crate's conversions as the independent reference of the exhaustive tier:
-/// `f16::from_f32` and `bf16::from_f32` round to nearest, ties to even, onto the subnormal grid
-/// and to ±Inf; toward +∞ the nearest result moves up one unit where it lies below the operand
-/// (both exact in f64). A NaN gives the canonical 0x7FFF (PTX cvt).
-fn half_reference(spelling: &str, a: u32) -> u16 {
-    let x = f32::from_bits(a);
-    if x.is_nan() {
-        return 0x7FFF;
+/// The exhaustive tier. Each block of 2^14 operands is converted once per destination (to f16
+/// unflushed, to bf16 and f64 with and without `.ftz`) and rounded to integral values once per
+/// direction and `.ftz`; every spelling's expected words are read from those. The rules
+/// (docs/semantics.md §8.1, §8.2, §4):
+/// - to f16 and bf16: `half`'s `from_f32` (to nearest, ties to even, onto the subnormal grid
+///   and to ±Inf), moved one unit toward the operand where a directed rounding asks
+///   (`common::directed`; both exact in f64); a NaN gives 0x7FFF. `.ftz` flushes a subnormal
+///   operand to bf16 but not to f16 (the erratum the H200 showed). `.relu` gives +0 for a
+///   negative result and 0x7FFF for a NaN; `.sat` clamps to [+0, 1], a NaN to +0;
+/// - to f64: the exact value; a NaN keeps its sign and payload and is quieted, or with `.ftz`
+///   becomes the f32 canonical NaN widened (0x7FFFFFFFE0000000);
+/// - to f32: unchanged, or with `.ftz` a subnormal flushed and a NaN canonical; `.rni .rzi .rmi
+///   .rpi` round to an integral value (`common::integral_f32`), a NaN canonical.
+mod all_operands {
+    use std::cmp::Ordering;
+
+    use ptxfp::{Format, Instr, Mode, SimdLevel, Type};
+    use rayon::prelude::*;
+
+    use super::common::batch::{Tally, Words};
+    use super::common::{directed, flush_f32, integral_f32};
+    use super::{source, spellings};
+
+    const BLOCK: usize = 1 << 14;
+
+    /// The spellings of every run.
+    const EVERY_RUN: [&str; 4] = ["cvt.rn.f16.f32", "cvt.rp.f16.f32", "cvt.rm.ftz.bf16.f32", "cvt.rzi.ftz.f32.f32"];
+
+    /// A 16-bit encoding and on which side of the operand it lies.
+    type Near = (u64, Ordering);
+
+    fn near_f16(x: f32) -> Near {
+        let n = half::f16::from_f32(x);
+        (u64::from(n.to_bits()), n.to_f64().partial_cmp(&f64::from(x)).unwrap_or(Ordering::Equal))
     }
-    match spelling {
-        "cvt.rn.bf16.f32" => half::bf16::from_f32(x).to_bits(),
-        "cvt.rn.f16.f32" => half::f16::from_f32(x).to_bits(),
-        _ => {
-            let nearest = half::f16::from_f32(x);
-            if nearest.to_f64() >= f64::from(x) {
-                nearest.to_bits()
-            } else if nearest.to_bits() == 0x8000 {
-                0x0001
-            } else if nearest.is_sign_negative() {
-                nearest.to_bits() - 1
-            } else {
-                nearest.to_bits() + 1
+
+    fn near_bf16(x: f32) -> Near {
+        let n = half::bf16::from_f32(x);
+        (u64::from(n.to_bits()), n.to_f64().partial_cmp(&f64::from(x)).unwrap_or(Ordering::Equal))
+    }
+
+    /// The encoding of +Inf in `fmt`, and its sign bit: a positive encoding above +Inf's is a
+    /// NaN, and the positive encodings are ordered as their values.
+    fn inf_and_sign(fmt: Format) -> (u64, u64) {
+        match fmt {
+            Format::F16 => (0x7C00, 0x8000),
+            Format::BF16 => (0x7F80, 0x8000),
+            Format::F32 => (0x7F80_0000, 0x8000_0000),
+            Format::F64 => (0x7FF0_0000_0000_0000, 1 << 63),
+        }
+    }
+
+    fn one(fmt: Format) -> u64 {
+        match fmt {
+            Format::F16 => 0x3C00,
+            Format::BF16 => 0x3F80,
+            Format::F32 => u64::from(1f32.to_bits()),
+            Format::F64 => 1f64.to_bits(),
+        }
+    }
+
+    /// `.sat` in place: a NaN, −0 and every negative value give +0, every value above 1 gives 1.
+    fn saturate(fmt: Format, words: &mut [u64]) {
+        let ((inf, sign), one) = (inf_and_sign(fmt), one(fmt));
+        for w in words {
+            *w = match *w {
+                x if x & sign != 0 || x & !sign > inf => 0,
+                x => x.min(one),
+            };
+        }
+    }
+
+    /// `.relu` in place: +0 for a negative result (−0 included), 0x7FFF for a NaN (f16, bf16).
+    fn relu(fmt: Format, words: &mut [u64]) {
+        let (inf, sign) = inf_and_sign(fmt);
+        for w in words {
+            *w = match *w {
+                x if x & !sign > inf => 0x7FFF,
+                x if x & sign != 0 => 0,
+                x => x,
+            };
+        }
+    }
+
+    /// An f32 NaN widened to f64: sign and payload kept, quieted.
+    fn widened_nan(x: u32) -> u64 {
+        let sign = u64::from(x >> 31) << 63;
+        sign | 0x7FF8_0000_0000_0000 | u64::from(x & 0x7F_FFFF) << 29
+    }
+
+    /// What one block shares among the spellings: its operands, their nearest f16 and bf16
+    /// (without and with `.ftz`), and their integral values in the direction (and `.ftz`) of
+    /// `rounded_for`.
+    #[derive(Default)]
+    struct Block {
+        xs: Vec<u32>,
+        f16: Vec<Near>,
+        bf16: [Vec<Near>; 2],
+        rounded: Vec<f32>,
+        rounded_for: Option<(ptxfp::Rounding, bool)>,
+    }
+
+    /// A worker's buffers of the kernel's and the expected words.
+    #[derive(Default)]
+    struct Buffers {
+        want: Vec<u64>,
+        w16: Words<u16>,
+        w32: Words<u32>,
+        w64: Words<u64>,
+    }
+
+    /// The expected words of `instr` on the block's operands, before `.sat` and `.relu`, into
+    /// `want` (one loop per kind of spelling).
+    fn expected(instr: &Instr, b: &Block, want: &mut Vec<u64>) {
+        let (to, ftz, rnd) = (instr.format(), instr.modifiers().ftz, instr.rounding());
+        let nan = |a: u32| a & 0x7FFF_FFFF > 0x7F80_0000;
+        let xs = b.xs.iter().copied();
+        want.clear();
+        match (to, instr.mode()) {
+            (Format::F16 | Format::BF16, _) => {
+                let near = if to == Format::F16 { &b.f16 } else { &b.bf16[usize::from(ftz)] };
+                want.extend(
+                    xs.zip(near).map(|(a, &(n, side))| if nan(a) { 0x7FFF } else { directed(rnd, n, side, 0x8000) }),
+                );
+            }
+            (Format::F64, _) => want.extend(xs.map(|a| match f32::from_bits(a) {
+                _ if nan(a) && ftz => widened_nan(0x7FFF_FFFF),
+                _ if nan(a) => widened_nan(a),
+                x => f64::from(if ftz { flush_f32(x) } else { x }).to_bits(),
+            })),
+            (_, Mode::Default) if ftz => want.extend(xs.map(|a| match f32::from_bits(a) {
+                _ if nan(a) => 0x7FFF_FFFF,
+                x => u64::from(flush_f32(x).to_bits()),
+            })),
+            (_, Mode::Default) => want.extend(xs.map(u64::from)),
+            _ => {
+                want.extend(xs.zip(&b.rounded).map(|(a, r)| if nan(a) { 0x7FFF_FFFF } else { u64::from(r.to_bits()) }))
             }
         }
     }
-}
 
-#[test]
-#[ignore = "exhaustive: all 2^32 operands of 3 cvt spellings from f32"]
-fn from_f32_every_operand_against_half() {
-    let level = SimdLevel::active();
-    for spelling in ["cvt.rn.f16.f32", "cvt.rp.f16.f32", "cvt.rn.bf16.f32"] {
-        let instr: Instr = spelling.parse().unwrap();
-        let failed = every_u32_operand(&instr, level, |a| half_reference(spelling, a));
-        assert!(failed.is_empty(), "{} blocks differ from the half crate: {failed:?}", failed.len());
+    #[test]
+    #[ignore = "exhaustive: all 2^32 operands of cvt spellings from one f32"]
+    fn every_spelling_from_f32() {
+        let level = SimdLevel::active();
+        let mut from_f32: Vec<Instr> = spellings()
+            .into_iter()
+            .map(|(i, _)| i)
+            .filter(|i| source(i) == Format::F32 && i.ty().lanes() == 1)
+            .collect();
+        assert_eq!(from_f32.len(), 52, "to f16 (20), bf16 (8), f64 (4) and f32 (20)");
+        let all = std::env::var_os("PTXFP_EXHAUSTIVE_CVT").is_some();
+        from_f32.retain(|i| all || EVERY_RUN.contains(&&*i.to_string()));
+        assert_eq!(from_f32.len(), if all { 52 } else { EVERY_RUN.len() });
+        // The roundings to an integral value of one direction and `.ftz` next to each other,
+        // so that each block computes their values once.
+        from_f32.sort_by_key(|i| format!("{} {:?} {}", i.format().bits(), i.mode(), i.modifiers().ftz));
+        let start = std::time::Instant::now();
+        let tally = Tally::default();
+        (0..(1u64 << 32) / BLOCK as u64).into_par_iter().for_each_init(
+            || (Block::default(), Buffers::default()),
+            |(b, w), block| {
+                b.xs.clear();
+                b.xs.extend((0..BLOCK as u32).map(|i| (block as u32) * BLOCK as u32 + i));
+                b.f16.clear();
+                b.f16.extend(b.xs.iter().map(|&a| near_f16(f32::from_bits(a))));
+                for ftz in [false, true] {
+                    let near = &mut b.bf16[usize::from(ftz)];
+                    near.clear();
+                    near.extend(b.xs.iter().map(|&a| {
+                        let x = f32::from_bits(a);
+                        near_bf16(if ftz { flush_f32(x) } else { x })
+                    }));
+                }
+                b.rounded_for = None;
+                for instr in &from_f32 {
+                    let (to, mods) = (instr.format(), instr.modifiers());
+                    let key = (instr.rounding(), mods.ftz);
+                    if to == Format::F32 && instr.mode() != Mode::Default && b.rounded_for != Some(key) {
+                        b.rounded.clear();
+                        b.rounded.extend(b.xs.iter().map(|&a| {
+                            let x = f32::from_bits(a);
+                            integral_f32(if key.1 { flush_f32(x) } else { x }, key.0)
+                        }));
+                        b.rounded_for = Some(key);
+                    }
+                    expected(instr, b, &mut w.want);
+                    if mods.relu {
+                        relu(to, &mut w.want);
+                    }
+                    if mods.sat {
+                        saturate(to, &mut w.want);
+                    }
+                    let (xs, want) = (&b.xs, w.want.iter().copied());
+                    tally.add(match instr.ty() {
+                        Type::F16 | Type::BF16 => w.w16.check(instr, level, xs, want.map(|w| w as u16)),
+                        Type::F32 => w.w32.check(instr, level, xs, want.map(|w| w as u32)),
+                        _ => w.w64.check(instr, level, xs, want),
+                    });
+                }
+            },
+        );
+        eprintln!("{} spellings on all 2^32 operands at {level} in {:.1?}", from_f32.len(), start.elapsed());
+        tally.check("cvt from f32 against the references");
     }
 }

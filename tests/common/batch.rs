@@ -111,31 +111,53 @@ pub fn assert_vectorized_at_every_level(all: &[(Instr, Target)]) {
     }
 }
 
-/// `instr`'s kernel at `level` on all 2^32 operands of a 32-bit source against `reference`
-/// (the target sm_90), in blocks of 2^20 on every core: up to three reports per differing
-/// block, and the time it took on standard error.
-pub fn every_u32_operand<D>(instr: &Instr, level: SimdLevel, reference: impl Fn(u32) -> D + Sync) -> Vec<String>
-where
-    D: Word + PartialEq + std::fmt::LowerHex,
-{
-    use rayon::prelude::*;
-    let start = std::time::Instant::now();
-    let failed = (0u32..1 << 12)
-        .into_par_iter()
-        .flat_map_iter(|hi| {
-            let operands: Vec<u32> = ((hi << 20)..=(hi << 20 | 0xF_FFFF)).collect();
-            let mut got = vec![D::from_u64(0); operands.len()];
-            instr.eval_batch_at(Target::DEFAULT, level, &[&operands], &mut got).unwrap();
-            let wrong: Vec<String> = operands
-                .iter()
-                .zip(got)
-                .filter(|&(&a, r)| r != reference(a))
-                .take(3)
-                .map(|(&a, r)| format!("{instr} {a:#x}: kernel {r:#x}, reference {:#x}", reference(a)))
-                .collect();
-            wrong
-        })
-        .collect();
-    eprintln!("{instr}: every operand in {:.1?}", start.elapsed());
-    failed
+/// `instr`'s kernel at `level` on the 32-bit operands `xs` (the target sm_90), its words in
+/// `got`, against the expected words `want`: the mismatch count and up to 10 reports, for
+/// [`Tally::add`].
+pub fn against<D: Word>(
+    instr: &Instr,
+    level: SimdLevel,
+    xs: &[u32],
+    got: &mut Vec<D>,
+    want: &[D],
+) -> (u64, Vec<String>) {
+    got.resize(xs.len(), D::from_u64(0));
+    instr.eval_batch_at(Target::DEFAULT, level, &[xs], got).unwrap();
+    if bytemuck::cast_slice::<D, u8>(got) == bytemuck::cast_slice::<D, u8>(want) {
+        return (0, Vec::new());
+    }
+    let (mut failed, mut examples) = (0, Vec::new());
+    for ((&x, g), w) in xs.iter().zip(got.iter()).zip(want) {
+        let (g, w) = (g.to_u64(), w.to_u64());
+        if g != w {
+            failed += 1;
+            if examples.len() < 10 {
+                examples.push(format!("[{level}] {instr} {x:#010x}: kernel {g:#x}, reference {w:#x}"));
+            }
+        }
+    }
+    (failed, examples)
+}
+
+/// A worker's buffers of one word width for [`against`]: the kernel's words and the expected
+/// ones.
+#[derive(Default)]
+pub struct Words<D> {
+    got: Vec<D>,
+    want: Vec<D>,
+}
+
+impl<D: Word> Words<D> {
+    /// [`against`] with the expected words `want` (one per operand of `xs`).
+    pub fn check(
+        &mut self,
+        instr: &Instr,
+        level: SimdLevel,
+        xs: &[u32],
+        want: impl Iterator<Item = D>,
+    ) -> (u64, Vec<String>) {
+        self.want.clear();
+        self.want.extend(want);
+        against(instr, level, xs, &mut self.got, &self.want)
+    }
 }

@@ -16,6 +16,57 @@ use rustc_apfloat::ieee::{BFloat, Double, Half, Quad, Single};
 use rustc_apfloat::{Float, FloatConvert, Round, Status};
 
 // ---------------------------------------------------------------------------------------------
+// References from the host's IEEE arithmetic (round to nearest, the default: the floating-point
+// environment is never touched)
+
+/// `x` rounded to an integral value in direction `rnd`: below 2^23 in magnitude, adding and
+/// subtracting 2^23 rounds the magnitude to an integer, ties to even (the f32 spacing there is
+/// 1), and the neighbour one unit away corrects a directed result; the result has the sign of
+/// `x` (IEEE 754: −0.4 gives −0 to nearest, −0.7 gives −0 toward +∞). From 2^23 on, and for
+/// infinities and NaNs, `x` is its own result.
+pub fn integral_f32(x: f32, rnd: Rounding) -> f32 {
+    const TWO_23: f32 = 8_388_608.0;
+    if x.is_nan() || x.abs() >= TWO_23 {
+        return x;
+    }
+    let nearest = (x.abs() + TWO_23 - TWO_23).copysign(x);
+    let r = match rnd {
+        Rounding::Rn => nearest,
+        Rounding::Rz if nearest.abs() > x.abs() => nearest - 1f32.copysign(x),
+        Rounding::Rm if nearest > x => nearest - 1.0,
+        Rounding::Rp if nearest < x => nearest + 1.0,
+        _ => nearest,
+    };
+    r.copysign(x)
+}
+
+/// `x` with a subnormal flushed to a zero of its sign (`.ftz`).
+pub fn flush_f32(x: f32) -> f32 {
+    if x.is_subnormal() {
+        0f32.copysign(x)
+    } else {
+        x
+    }
+}
+
+/// The encoding `n` nearest to an exact value, on whose `side` of it `n` lies (`n` compared
+/// with the value), rounded in direction `rnd` instead: `n`, or its neighbour one unit of the
+/// encoding toward the exact value (from an infinity the largest finite value, from a zero the
+/// smallest subnormal). `sign_bit` is the format's.
+pub fn directed(rnd: Rounding, n: u64, side: std::cmp::Ordering, sign_bit: u64) -> u64 {
+    use std::cmp::Ordering::{Greater, Less};
+    let negative = n & sign_bit != 0;
+    let down = side == Greater && (rnd == Rounding::Rm || (rnd == Rounding::Rz && !negative));
+    let up = side == Less && (rnd == Rounding::Rp || (rnd == Rounding::Rz && negative));
+    // Toward larger values a positive magnitude grows and a negative one shrinks.
+    match (down, up, negative) {
+        (true, _, true) | (_, true, false) => n + 1,
+        (true, _, false) | (_, true, true) => n - 1,
+        _ => n,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // PRNG
 
 /// splitmix64: tiny, deterministic, good enough to drive generators.

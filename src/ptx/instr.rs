@@ -259,6 +259,19 @@ pub enum Mode {
     Full,
 }
 
+/// Its spelling (`.rn`, `.rzi`, `.approx`; nothing for [`Mode::Default`]).
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Mode::Default => Ok(()),
+            Mode::Round(r) => write!(f, ".{}", r.name()),
+            Mode::Integral(r) => write!(f, ".{}i", r.name()),
+            Mode::Approx => f.write_str(".approx"),
+            Mode::Full => f.write_str(".full"),
+        }
+    }
+}
+
 /// The flag modifiers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Modifiers {
@@ -269,6 +282,24 @@ pub struct Modifiers {
     pub nan: bool,
     pub xorsign: bool,
     pub abs: bool,
+}
+
+impl Modifiers {
+    /// The spellings of the flags that are set, in the catalog's order (`.ftz`, `.oob`,
+    /// `.relu`, `.sat`, `.NaN`, `.xorsign`, `.abs`).
+    pub fn spelled(self) -> impl Iterator<Item = &'static str> {
+        [
+            (self.ftz, ".ftz"),
+            (self.oob, ".oob"),
+            (self.relu, ".relu"),
+            (self.sat, ".sat"),
+            (self.nan, ".NaN"),
+            (self.xorsign, ".xorsign"),
+            (self.abs, ".abs"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+    }
 }
 
 /// How well the bits an instruction returns are established (the evidence tags of docs/semantics.md).
@@ -486,26 +517,9 @@ impl fmt::Display for Instr {
             Opcode::Testp(p) => write!(f, "testp.{}", p.name())?,
             op => f.write_str(op.mnemonic())?,
         }
-        match self.mode {
-            Mode::Default => {}
-            Mode::Round(r) => write!(f, ".{}", r.name())?,
-            Mode::Integral(r) => write!(f, ".{}i", r.name())?,
-            Mode::Approx => f.write_str(".approx")?,
-            Mode::Full => f.write_str(".full")?,
-        }
-        let m = self.mods;
-        for (on, name) in [
-            (m.ftz, ".ftz"),
-            (m.oob, ".oob"),
-            (m.relu, ".relu"),
-            (m.sat, ".sat"),
-            (m.nan, ".NaN"),
-            (m.xorsign, ".xorsign"),
-            (m.abs, ".abs"),
-        ] {
-            if on {
-                f.write_str(name)?;
-            }
+        write!(f, "{}", self.mode)?;
+        for name in self.mods.spelled() {
+            f.write_str(name)?;
         }
         write!(f, ".{}", self.ty.name())?;
         if let Opcode::Cvt { from } = self.opcode {

@@ -135,10 +135,7 @@ fn tokenize(s: &str) -> Result<Instr, String> {
         };
         if let Some(m) = new_mode {
             if mode != Mode::Default {
-                return Err(format!(
-                    "more than one rounding/precision modifier ({} and .{word}); give one",
-                    mode_name(mode)
-                ));
+                return Err(format!("more than one rounding/precision modifier ({mode} and .{word}); give one"));
             }
             mode = m;
             continue;
@@ -239,37 +236,10 @@ fn property_list() -> String {
     Property::ALL.iter().map(|p| format!(".{}", p.name())).collect::<Vec<_>>().join(" ")
 }
 
-fn mode_name(mode: Mode) -> String {
-    match mode {
-        Mode::Default => String::new(),
-        Mode::Round(r) => format!(".{}", r.name()),
-        Mode::Integral(r) => format!(".{}i", r.name()),
-        Mode::Approx => ".approx".into(),
-        Mode::Full => ".full".into(),
-    }
-}
-
 /// The spelled words of an instruction's modifiers, in canonical order.
 fn modifier_words(i: &Instr) -> Vec<String> {
-    let m = i.mods;
-    let mut words = Vec::new();
-    if i.mode != Mode::Default {
-        words.push(mode_name(i.mode));
-    }
-    for (on, name) in [
-        (m.ftz, ".ftz"),
-        (m.oob, ".oob"),
-        (m.relu, ".relu"),
-        (m.sat, ".sat"),
-        (m.nan, ".NaN"),
-        (m.xorsign, ".xorsign"),
-        (m.abs, ".abs"),
-    ] {
-        if on {
-            words.push(name.to_string());
-        }
-    }
-    words
+    let mode = (i.mode != Mode::Default).then(|| i.mode.to_string());
+    mode.into_iter().chain(i.mods.spelled().map(str::to_string)).collect()
 }
 
 fn entries_of(head: &str) -> impl Iterator<Item = &'static CatalogEntry> + '_ {

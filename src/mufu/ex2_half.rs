@@ -5,7 +5,7 @@
 //! forms are the same MUFU opcode with one format bit set (bit 72 / 73, docs/semantics.md §1.4), and
 //! they are the f32 unit: the f32 MUFU.EX2 datapath ([`super::ex2::ex2`], the Tesla EX2 table
 //! behind the truncating 7.23 conversion) on the exactly widened operand, its result truncated
-//! into the 16-bit format ([`super::narrow_truncated`]; a result of 2^16 or more is +Inf in
+//! into the 16-bit format (`narrow_truncated` of mufu/mod.rs; a result of 2^16 or more is +Inf in
 //! f16). Other generations are not measured \[UNK\].
 
 use super::ex2::ex2;

@@ -26,7 +26,7 @@
 //! - |x| ≥ 8, ±Inf included: ±1.0 (the GPU saturates from 8, where 1 − tanh 8 = 2^-22.1).
 //!
 //! The `.F16` and `.BF16` forms run the same datapath on the exactly widened operand and
-//! truncate the f32 result into the narrow format ([`super::narrow_truncated`]).
+//! truncate the f32 result into the narrow format (`narrow_truncated` of mufu/mod.rs).
 
 use super::{narrow_truncated, pack, sq, tables, NAN};
 use crate::format::Format;

@@ -133,7 +133,7 @@ mod all_operands {
     use rayon::prelude::*;
 
     use super::common::batch::{Tally, Words};
-    use super::common::{directed, flush_f32, integral_f32};
+    use super::common::{directed, flush_f32, integral_f32, Layout};
     use super::{source, spellings};
 
     const BLOCK: usize = 1 << 14;
@@ -154,44 +154,25 @@ mod all_operands {
         (u64::from(n.to_bits()), n.to_f64().partial_cmp(&f64::from(x)).unwrap_or(Ordering::Equal))
     }
 
-    /// The encoding of +Inf in `fmt`, and its sign bit: a positive encoding above +Inf's is a
-    /// NaN, and the positive encodings are ordered as their values.
-    fn inf_and_sign(fmt: Format) -> (u64, u64) {
-        match fmt {
-            Format::F16 => (0x7C00, 0x8000),
-            Format::BF16 => (0x7F80, 0x8000),
-            Format::F32 => (0x7F80_0000, 0x8000_0000),
-            Format::F64 => (0x7FF0_0000_0000_0000, 1 << 63),
-        }
-    }
-
-    fn one(fmt: Format) -> u64 {
-        match fmt {
-            Format::F16 => 0x3C00,
-            Format::BF16 => 0x3F80,
-            Format::F32 => u64::from(1f32.to_bits()),
-            Format::F64 => 1f64.to_bits(),
-        }
-    }
-
     /// `.sat` in place: a NaN, −0 and every negative value give +0, every value above 1 gives 1.
     fn saturate(fmt: Format, words: &mut [u64]) {
-        let ((inf, sign), one) = (inf_and_sign(fmt), one(fmt));
+        // The positive encodings are ordered as their values.
+        let l = Layout::of(fmt);
         for w in words {
             *w = match *w {
-                x if x & sign != 0 || x & !sign > inf => 0,
-                x => x.min(one),
+                x if l.is_neg(x) || l.is_nan(x) => 0,
+                x => x.min(l.one()),
             };
         }
     }
 
     /// `.relu` in place: +0 for a negative result (−0 included), 0x7FFF for a NaN (f16, bf16).
     fn relu(fmt: Format, words: &mut [u64]) {
-        let (inf, sign) = inf_and_sign(fmt);
+        let l = Layout::of(fmt);
         for w in words {
             *w = match *w {
-                x if x & !sign > inf => 0x7FFF,
-                x if x & sign != 0 => 0,
+                x if l.is_nan(x) => 0x7FFF,
+                x if l.is_neg(x) => 0,
                 x => x,
             };
         }

@@ -169,7 +169,7 @@ mod all_operands {
     use rayon::prelude::*;
 
     use super::common::batch::{Tally, Words};
-    use super::common::{directed, flush_f32, integral_f32};
+    use super::common::{directed, flush_f32, integral_f32, Layout};
     use super::spellings;
 
     const BLOCK: usize = 1 << 14;
@@ -211,16 +211,6 @@ mod all_operands {
             }
         };
         (bits, value.partial_cmp(&(v as f64)).unwrap())
-    }
-
-    /// The encoding of 1 in `fmt`.
-    fn one(fmt: Format) -> u64 {
-        match fmt {
-            Format::F64 => 1f64.to_bits(),
-            Format::F32 => u64::from(1f32.to_bits()),
-            Format::F16 => 0x3C00,
-            Format::BF16 => 0x3F80,
-        }
     }
 
     /// Scratch buffers of one worker: the kernel's words of every width, the integral values
@@ -277,13 +267,13 @@ mod all_operands {
             let value = |x: u32| if *from == IntType::S32 { i64::from(x as i32) } else { i64::from(x) };
             s.near.clear();
             s.near.extend(xs.iter().map(|&x| nearest(*fmt, value(x))));
-            let (near, sign_bit, one) = (&s.near, 1u64 << (fmt.bits() - 1), one(*fmt));
+            let (near, l) = (&s.near, Layout::of(*fmt));
             for instr in instrs {
                 let (rnd, sat) = (instr.rounding(), instr.modifiers().sat);
                 let want = xs.iter().zip(near).map(|(&x, &(n, side))| match value(x) {
                     v if sat && v <= 0 => 0,
-                    _ if sat => one,
-                    _ => directed(rnd, n, side, sign_bit),
+                    _ if sat => l.one(),
+                    _ => directed(rnd, n, side, l.sign_bit()),
                 });
                 tally.add(match fmt.bits() {
                     16 => s.w16.check(instr, level, xs, want.map(|w| w as u16)),

@@ -114,13 +114,7 @@ pub fn assert_vectorized_at_every_level(all: &[(Instr, Target)]) {
 /// `instr`'s kernel at `level` on the 32-bit operands `xs` (the target sm_90), its words in
 /// `got`, against the expected words `want`: the mismatch count and up to 10 reports, for
 /// [`Tally::add`].
-pub fn against<D: Word>(
-    instr: &Instr,
-    level: SimdLevel,
-    xs: &[u32],
-    got: &mut Vec<D>,
-    want: &[D],
-) -> (u64, Vec<String>) {
+fn against<D: Word>(instr: &Instr, level: SimdLevel, xs: &[u32], got: &mut Vec<D>, want: &[D]) -> (u64, Vec<String>) {
     got.resize(xs.len(), D::from_u64(0));
     instr.eval_batch_at(Target::DEFAULT, level, &[xs], got).unwrap();
     if bytemuck::cast_slice::<D, u8>(got) == bytemuck::cast_slice::<D, u8>(want) {

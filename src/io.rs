@@ -444,13 +444,18 @@ fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> stdio::Res
 }
 
 /// What an `.npy` header says.
-struct NpyHeader {
-    dtype: Dtype,
-    len: u64,
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NpyHeader {
+    pub dtype: Dtype,
+    /// Elements in the array (the product of its shape).
+    pub len: u64,
 }
 
-/// Read and check an `.npy` header; leaves `file` at the first data byte.
-fn read_npy_header(path: &Path, file: &mut File, size: u64) -> Result<NpyHeader, Error> {
+/// Read and check the `.npy` header at the start of `file`, a file of `size` bytes named
+/// `path` in messages: the magic, the version (1.0, 2.0, 3.0), the header dictionary, and that
+/// exactly the data bytes its shape and dtype need follow it. Leaves `file` at the first data
+/// byte.
+pub fn read_npy_header(path: &Path, file: &mut impl Read, size: u64) -> Result<NpyHeader, Error> {
     let corrupt = |message: String| data_error(path, format!("not a valid .npy file: {message}"));
     let mut prefix = [0u8; 8];
     if size < 8 {

@@ -25,7 +25,8 @@ pub fn parse_operand(ty: Type, text: &str) -> Result<u64, String> {
             .map_err(|_| format!("{} is not a hex word (0x followed by at most 16 hex digits)", Quoted(t)))?;
         if ty.bits() < 64 && value >> ty.bits() != 0 {
             return Err(format!(
-                "hex word {t} is too wide for .{} ({} bits, at most {:#x})",
+                "hex word {} is too wide for .{} ({} bits, at most {:#x})",
+                Quoted(t),
                 ty.name(),
                 ty.bits(),
                 (1u64 << ty.bits()) - 1

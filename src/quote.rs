@@ -12,12 +12,18 @@ pub struct Quoted<'a>(pub &'a str);
 
 impl fmt::Display for Quoted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0.char_indices().nth(MAX_CHARS) {
-            None => write!(f, "'{}'", self.0),
-            Some((end, _)) => {
-                write!(f, "'{}…' ({} more characters)", &self.0[..end], self.0[end..].chars().count())
-            }
+        match cut(self.0) {
+            (all, 0) => write!(f, "'{all}'"),
+            (start, more) => write!(f, "'{start}…' ({more} more characters)"),
         }
+    }
+}
+
+/// The first [`MAX_CHARS`] characters of `text`, and how many characters follow them.
+pub fn cut(text: &str) -> (&str, usize) {
+    match text.char_indices().nth(MAX_CHARS) {
+        None => (text, 0),
+        Some((end, _)) => (&text[..end], text[end..].chars().count()),
     }
 }
 

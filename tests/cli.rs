@@ -227,20 +227,28 @@ fn bench_reports_rates_and_the_baseline_ratio_as_json() {
 }
 
 // Messages quote what a user gives only in part (issue 22): a long spelling, operand,
-// architecture, range or shard is cut after 80 characters. (Values that clap itself rejects,
-// such as `bench --size`'s, are still quoted whole by clap's message.)
+// architecture, range or shard is cut after 80 characters, and so are the values, options and
+// subcommands that the argument parser rejects itself.
 #[test]
 fn long_input_is_quoted_only_in_part() {
     let long = "x".repeat(100_000);
     let in_modifier = format!("add.{long}.f32");
     let in_mnemonic = format!("{long}.f32");
-    let cases: [&[&str]; 6] = [
+    let wide_hex = format!("0x{}1ffffffff", "0".repeat(100_000));
+    let option = format!("--{long}");
+    let cases: [&[&str]; 12] = [
         &["eval", &in_modifier, "1", "2"],
         &["eval", &in_mnemonic, "1", "2"],
         &["eval", "add.rn.f32", &long, "1"],
+        &["eval", "add.rn.f32", &wide_hex, "1"],
         &["eval", "--arch", &long, "add.rn.f32", "1", "2"],
         &["sweep", "ex2.approx.f32", "--range", &long],
         &["sweep", "ex2.approx.f32", "--shard", &long],
+        &["sweep", "ex2.approx.f32", "--seed", &long],
+        &["sweep", "ex2.approx.f32", "--binade", &long],
+        &["bench", "--size", &long],
+        &["sweep", "ex2.approx.f32", &option],
+        &[&long],
     ];
     for args in cases {
         let o = ptxfp(args);

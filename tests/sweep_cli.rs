@@ -575,6 +575,22 @@ fn inconsistent_shard_reports_are_refused() {
         assert!(text(&out.stderr).contains("inconsistent"), "{name}: {}", text(&out.stderr));
         assert!(!dir.path("m.json").exists());
     }
+    // Another document, another schema version, or a report of another ptxfp format.
+    let identities: [(&str, Edit, &str); 4] = [
+        ("no format", |r| drop(r.as_object_mut().unwrap().remove("format")), "has no \"format\""),
+        ("format", |r| r["format"] = "ptxfp capture manifest".into(), "its format is 'ptxfp capture manifest'"),
+        ("no version", |r| drop(r.as_object_mut().unwrap().remove("version")), "no schema \"version\""),
+        ("version", |r| r["version"] = 2.into(), "a sweep report of schema version 2; this ptxfp reads version 1"),
+    ];
+    for (name, edit, says) in identities {
+        let mut edited = reports[0].clone();
+        edit(&mut edited);
+        fs::write(dir.path("s1.json"), serde_json::to_string(&edited).unwrap()).unwrap();
+        let out = ptxfp(&dir, &["merge", "s1.json", "s2.json", "--json", "m.json"]);
+        assert_eq!(out.status.code(), Some(1), "{name}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains(says), "{name}: {}", text(&out.stderr));
+        assert!(!dir.path("m.json").exists());
+    }
     fs::write(dir.path("s1.json"), serde_json::to_string(&reports[0]).unwrap()).unwrap();
     let out = ptxfp(&dir, &["merge", "s1.json", "s2.json", "--json", "m.json"]);
     assert!(out.status.success(), "{}", text(&out.stderr));

@@ -8,6 +8,7 @@
 //! and resumed runs give the same report as one uninterrupted run.
 
 pub mod bound;
+pub mod checkpoint;
 pub mod domain;
 pub mod exact;
 pub mod plot;
@@ -30,6 +31,7 @@ use crate::kernels::level::{at_level, Isa};
 use crate::ptx::{Instr, Opcode, Target};
 use crate::quote::Quoted;
 use bound::Bound;
+pub use checkpoint::Checkpoint;
 use domain::Domain;
 use reference::Reference;
 use report::{Header, Report};
@@ -116,23 +118,6 @@ pub struct Sweep {
     pub shard: Shard,
     ctx: Context,
     bound: Option<Bound>,
-}
-
-/// The state of an interrupted sweep: the statistics of the units done so far.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Checkpoint {
-    /// Unit ranges done (half-open, in units of [`UNIT`] from the shard's first input).
-    pub done: Vec<(u64, u64)>,
-    /// The report of the inputs done.
-    pub report: Report,
-}
-
-impl Checkpoint {
-    /// Whether `unit` is done; `done` is ascending (checked before a sweep resumes).
-    fn is_done(&self, unit: u64) -> bool {
-        let at = self.done.partition_point(|&(_, b)| b <= unit);
-        self.done.get(at).is_some_and(|&(a, _)| a <= unit)
-    }
 }
 
 /// How a sweep ended.
@@ -233,30 +218,35 @@ impl Sweep {
         report.stats(&self.ctx)
     }
 
-    /// Run the sweep (continuing `resume` if given).
+    /// Check that `cp` continues this sweep — its shard, its spec, its units done within this
+    /// shard's and the report's counts consistent with them — and return its statistics.
+    pub fn check_resume(&self, cp: &Checkpoint) -> Result<Stats, String> {
+        if cp.report.shard != self.shard.label() {
+            return Err(format!(
+                "the checkpoint is of shard {}, this sweep is shard {}",
+                cp.report.shard.as_deref().map_or("(whole)".into(), |s| Quoted(s).to_string()),
+                self.shard.label().as_deref().unwrap_or("(whole)")
+            ));
+        }
+        let stats = self.stats_of(&cp.report)?;
+        let (lo, hi) = self.shard.range(self.domain.count());
+        check_done(cp, lo, hi)?;
+        Ok(stats)
+    }
+
+    /// Run the sweep (continuing `resume` if given, checked by [`Sweep::check_resume`]).
     pub fn run(&self, resume: Option<Checkpoint>, control: &Control) -> Result<Outcome, String> {
         let started = Instant::now();
         let (lo, hi) = self.shard.range(self.domain.count());
         let units = (hi - lo).div_ceil(UNIT);
         let (stats, prior_seconds, resumed) = match resume {
-            Some(cp) => {
-                if cp.report.shard != self.shard.label() {
-                    return Err(format!(
-                        "the checkpoint is of shard {}, this sweep is shard {}",
-                        cp.report.shard.as_deref().unwrap_or("(whole)"),
-                        self.shard.label().as_deref().unwrap_or("(whole)")
-                    ));
-                }
-                let stats = self.stats_of(&cp.report)?;
-                (stats, cp.report.seconds, cp)
-            }
+            Some(cp) => (self.check_resume(&cp)?, cp.report.seconds, cp),
             None => (
                 Stats::new(&self.ctx),
                 0.0,
                 Checkpoint { done: Vec::new(), report: self.report(&Stats::new(&self.ctx), 0.0) },
             ),
         };
-        check_done(&resumed, lo, hi)?;
         // The units left, never collected: memory stays bounded whatever the count.
         let todo = (0..units).into_par_iter().filter(|&u| !resumed.is_done(u));
         let done_inputs = AtomicU64::new(resumed.report.count);

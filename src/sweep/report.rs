@@ -13,6 +13,11 @@ use super::stats::{Case, Context, Extremes, Stats};
 use crate::format::Format;
 use crate::quote::Quoted;
 
+/// The name in every report's `format` field.
+pub const FORMAT: &str = "ptxfp sweep report";
+/// The version of the report's schema this ptxfp writes and reads.
+pub const VERSION: u32 = 1;
+
 /// An f64 that survives JSON: finite values as numbers, the others as "inf", "-inf", "nan".
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Real(pub f64);
@@ -157,6 +162,11 @@ pub struct BucketReport {
 /// The JSON report of a sweep (or of one shard of it).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
+    /// [`FORMAT`]: what the document is.
+    pub format: String,
+    /// [`VERSION`]: the version of this schema.
+    pub version: u32,
+    /// The version of ptxfp that wrote it.
     pub ptxfp: String,
     /// The sweep's parameters as given (what `merge` and `--resume` rebuild it from).
     pub spec: super::Spec,
@@ -312,6 +322,8 @@ impl Report {
             d.clamp(i64::MIN as i128, i64::MAX as i128) as i64
         });
         Report {
+            format: FORMAT.into(),
+            version: VERSION,
             ptxfp: env!("CARGO_PKG_VERSION").into(),
             spec: h.spec.clone(),
             instr: h.instr.clone(),
@@ -409,8 +421,27 @@ impl Report {
         text
     }
 
+    /// Read a report written by [`Report::to_json`]: its format and version checked first, so
+    /// that another JSON document or another version of the schema is named as such.
     pub fn from_json(text: &str) -> Result<Report, String> {
-        serde_json::from_str(text).map_err(|e| format!("not a ptxfp sweep report: {e}"))
+        #[derive(Deserialize)]
+        struct Identity {
+            format: Option<String>,
+            version: Option<u32>,
+        }
+        let not_one = |why: &dyn std::fmt::Display| format!("not a ptxfp sweep report: {why}");
+        let identity: Identity = serde_json::from_str(text).map_err(|e| not_one(&e))?;
+        match identity.format {
+            Some(f) if f == FORMAT => {}
+            Some(f) => return Err(not_one(&format_args!("its format is {}", Quoted(&f)))),
+            None => return Err(not_one(&format_args!("it has no \"format\": \"{FORMAT}\""))),
+        }
+        match identity.version {
+            Some(VERSION) => {}
+            Some(v) => return Err(format!("a sweep report of schema version {v}; this ptxfp reads version {VERSION}")),
+            None => return Err(not_one(&"it has no schema \"version\"")),
+        }
+        serde_json::from_str(text).map_err(|e| not_one(&e))
     }
 
     /// The report for a person: what was swept, the error distribution and the verdict.

@@ -141,6 +141,7 @@ fn main() -> ExitCode {
         Err(e) => {
             // Help and version go to standard output with status 0; usage errors are status 1,
             // like every other error.
+            let e = bounded(e);
             let _ = e.print();
             return if e.use_stderr() { ExitCode::FAILURE } else { ExitCode::SUCCESS };
         }
@@ -183,6 +184,34 @@ fn exit(result: Result<i32, String>) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// A usage error of clap's whose quotation of what was typed (a rejected value, an unknown
+/// option or subcommand) is cut to [`ptxfp::quote::MAX_CHARS`] characters, as every message
+/// ptxfp writes itself quotes user input; a tip that would repeat a longer word says the same
+/// in general terms.
+fn bounded(mut e: clap::Error) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue};
+    for kind in [ContextKind::InvalidValue, ContextKind::InvalidArg, ContextKind::InvalidSubcommand] {
+        if let Some(ContextValue::String(text)) = e.get(kind) {
+            if let (start, more @ 1..) = ptxfp::quote::cut(text) {
+                let shown = format!("{start}… ({more} more characters)");
+                e.insert(kind, ContextValue::String(shown));
+            }
+        }
+    }
+    if let Some(ContextValue::StyledStrs(tips)) = e.get(ContextKind::Suggested) {
+        let general = "to pass a word that starts with '-' as a value, put '--' before it";
+        let bounded = tips
+            .iter()
+            .map(|tip| match ptxfp::quote::cut(&tip.to_string()) {
+                (_, 0) => tip.clone(),
+                _ => general.into(),
+            })
+            .collect();
+        e.insert(ContextKind::Suggested, ContextValue::StyledStrs(bounded));
+    }
+    e
 }
 
 /// `args` with the options of `eval` that follow its instruction or operands moved before the

@@ -9,11 +9,10 @@ use std::time::Instant;
 
 use clap::Args;
 use ptxfp::quote::Quoted;
+use ptxfp::sweep::checkpoint::Saved;
 use ptxfp::sweep::plot::{self, Bucket, Metric, PlotData};
 use ptxfp::sweep::report::Report;
 use ptxfp::sweep::{Checkpoint, Control, Outcome, Shard, Spec, Sweep};
-use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 
 use crate::FAILED;
 
@@ -93,63 +92,6 @@ pub struct MergeArgs {
     no_fail: bool,
 }
 
-/// What `--checkpoint` files hold: the sweep's state and the files the finished sweep writes.
-#[derive(Serialize, Deserialize)]
-struct Saved {
-    checkpoint: Checkpoint,
-    json: Option<PathBuf>,
-    plot: Option<PathBuf>,
-}
-
-/// A checkpoint file: the format's name and version, and a CRC-32 of the exact text of the
-/// [`Saved`] body, so that another file, another version, or an edited or damaged checkpoint
-/// is refused rather than resumed.
-#[derive(Serialize, Deserialize)]
-struct Envelope<'a> {
-    format: String,
-    version: u32,
-    crc32: u32,
-    #[serde(borrow)]
-    body: &'a RawValue,
-}
-
-const CHECKPOINT_FORMAT: &str = "ptxfp sweep checkpoint";
-const CHECKPOINT_VERSION: u32 = 1;
-
-impl Saved {
-    fn to_text(&self) -> String {
-        let body = serde_json::to_string(self).expect("a checkpoint always serializes");
-        let crc32 = crc32fast::hash(body.as_bytes());
-        let body = RawValue::from_string(body).expect("serde_json writes valid JSON");
-        let envelope = Envelope { format: CHECKPOINT_FORMAT.into(), version: CHECKPOINT_VERSION, crc32, body: &body };
-        serde_json::to_string(&envelope).expect("a checkpoint always serializes")
-    }
-
-    fn from_text(path: &Path, text: &str) -> Result<Saved, String> {
-        let not_one = |e: &dyn std::fmt::Display| format!("{}: not a ptxfp sweep checkpoint: {e}", path.display());
-        let envelope: Envelope = serde_json::from_str(text).map_err(|e| not_one(&e))?;
-        if envelope.format != CHECKPOINT_FORMAT {
-            return Err(not_one(&format_args!("its format is {}", Quoted(&envelope.format))));
-        }
-        if envelope.version != CHECKPOINT_VERSION {
-            return Err(format!(
-                "{}: a sweep checkpoint of format version {}; this ptxfp reads version {CHECKPOINT_VERSION}",
-                path.display(),
-                envelope.version
-            ));
-        }
-        let body = envelope.body.get();
-        if crc32fast::hash(body.as_bytes()) != envelope.crc32 {
-            return Err(format!(
-                "{}: the checkpoint's checksum does not match its contents (the file was edited or damaged); \
-                 start the sweep again without --resume",
-                path.display()
-            ));
-        }
-        serde_json::from_str(body).map_err(|e| not_one(&e))
-    }
-}
-
 /// The exit status of a finished sweep whose report is `report`: [`FAILED`] when the bound
 /// fails or the results differ from a `--ref` (unless `no_fail`), else 0; the reason on
 /// standard error.
@@ -185,7 +127,7 @@ pub fn sweep(args: SweepArgs) -> Result<i32, String> {
     let (spec, shard, resume) = match &args.resume {
         Some(path) => {
             let text = read(path)?;
-            let saved = Saved::from_text(path, &text)?;
+            let saved = Saved::from_text(&text).map_err(|e| format!("{}: {e}", path.display()))?;
             json = json.or(saved.json);
             plot = plot.or(saved.plot);
             let cp = saved.checkpoint;

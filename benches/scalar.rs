@@ -3,9 +3,11 @@
 //! fma `.f32` in the four rounding modes and `rcp`/`ex2.approx.ftz.f32`; next to it, in the
 //! same run, rustc_apfloat's f32 fused multiply-add on the same fma operands.
 //! `cargo bench --features benches --bench scalar`; criterion's time per iteration is the time
-//! per call, the unwrapping of its result included.
+//! per call, the unwrapping of its result included, and "the loop alone" shows what the
+//! loop around the calls costs by itself.
 
 use std::hint::black_box;
+use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use ptxfp::{Instr, Target};
@@ -62,7 +64,20 @@ fn operands(seed: u64, operand: fn(u64) -> u32) -> Vec<[u64; 3]> {
         .collect()
 }
 
-/// Median time of one `eval_on` call on `spelling`, cycling through `ops`.
+/// The time of `iters` calls of `call` on the entries of `ops` in turn, the entry's index
+/// the loop's own counter (a counter kept between calls of a closure would make every call
+/// wait on a store and a load of it).
+fn cycle(iters: u64, ops: &[[u64; 3]], mut call: impl FnMut(&[u64; 3]) -> u64) -> Duration {
+    let start = Instant::now();
+    for k in 0..iters as usize {
+        black_box(call(black_box(&ops[k & (N - 1)])));
+    }
+    start.elapsed()
+}
+
+/// Median time of one `eval_on` call on `spelling`, cycling through `ops`. The instruction
+/// and the target are opaque to the compiler on every call, so that nothing the call does
+/// for them is hoisted out of the loop.
 fn bench_eval_on(c: &mut Criterion, spelling: &str, ops: &[[u64; 3]]) {
     let instr: Instr = spelling.parse().unwrap();
     let n = instr.operand_counts()[0];
@@ -70,12 +85,8 @@ fn bench_eval_on(c: &mut Criterion, spelling: &str, ops: &[[u64; 3]]) {
     for o in ops {
         instr.eval_on(target, &o[..n]).unwrap();
     }
-    let mut i = 0;
     c.bench_function(&format!("eval_on {spelling}"), |b| {
-        b.iter(|| {
-            i = (i + 1) & (N - 1);
-            instr.eval_on(black_box(target), black_box(&ops[i][..n])).unwrap()
-        })
+        b.iter_custom(|iters| cycle(iters, ops, |o| black_box(&instr).eval_on(black_box(target), &o[..n]).unwrap()))
     });
 }
 
@@ -104,12 +115,8 @@ fn bench_apfloat_fma(c: &mut Criterion, mode: &str, ops: &[[u64; 3]]) {
             assert_eq!(fma(o), want, "rustc_apfloat and ptxfp disagree on fma.{mode}.f32 {o:#x?}");
         }
     }
-    let mut i = 0;
     c.bench_function(&format!("rustc_apfloat Single::mul_add_r {mode}"), |b| {
-        b.iter(|| {
-            i = (i + 1) & (N - 1);
-            fma(black_box(&ops[i]))
-        })
+        b.iter_custom(|iters| cycle(iters, ops, |o| u64::from(fma(o))))
     });
 }
 
@@ -122,6 +129,8 @@ fn scalar_calls(c: &mut Criterion) {
     }
     bench_eval_on(c, "rcp.approx.ftz.f32", &ops);
     bench_eval_on(c, "ex2.approx.ftz.f32", &operands(2, ex2_operand));
+    // The loop alone: what every figure above includes besides the call.
+    c.bench_function("the loop alone", |b| b.iter_custom(|iters| cycle(iters, &ops, |o| o[0])));
     for mode in ["rn", "rz", "rm", "rp"] {
         bench_apfloat_fma(c, mode, &ops);
     }

@@ -147,28 +147,53 @@ impl Instr {
     /// the target's lowering of the approximate instructions (docs/semantics.md §1.2).
     #[inline(always)]
     pub fn eval_on(&self, target: Target, operands: &[u64]) -> Result<u64, EvalError> {
-        target.check(self).map_err(|message| EvalError::Target { message })?;
-        self.check_operands(operands)?;
-        target.check_operand_count(self, operands.len()).map_err(|message| EvalError::Target { message })?;
-        Ok(self.eval_unchecked(target, operands))
+        // Everything the checks below establish, in one test that reads only fields of the
+        // instruction: the target has it with this many operands (the count's lowest sm is
+        // 0 for a count it does not take, which no target is below), and no operand is wider
+        // than its type.
+        let lowest = self.min_sm_by_count.get(operands.len()).map_or(0, |&sm| u32::from(sm));
+        let sm = target.sm();
+        if (lowest != 0) & (sm >= lowest) & (sm <= u32::from(self.max_sm)) & (self.source_bits(operands) == 0) {
+            return Ok(self.eval_unchecked(target, operands));
+        }
+        Err(self.refusal(target, operands))
+    }
+
+    /// Why [`Instr::eval_on`] refuses `operands` on `target`: the first failing check of
+    /// [`Target::check`], [`Instr::check_operands`] and [`Target::check_operand_count`].
+    #[cold]
+    #[inline(never)]
+    fn refusal(&self, target: Target, operands: &[u64]) -> EvalError {
+        let target_error = |message| EvalError::Target { message };
+        let checks = target
+            .check(self)
+            .map_err(target_error)
+            .and_then(|()| self.check_operands(operands))
+            .and_then(|()| target.check_operand_count(self, operands.len()).map_err(target_error));
+        checks.expect_err("eval_on refuses only operands that fail a check")
     }
 
     /// The operand count and widths. Allocates nothing unless it fails.
     #[inline]
     pub fn check_operands(&self, operands: &[u64]) -> Result<(), EvalError> {
-        // Every source operand has the same type (only cvt's differs from the destination's),
-        // whose width the instruction carries.
-        let above = if self.src_bits < 64 { u64::MAX << self.src_bits } else { 0 };
+        if (self.source_bits(operands) != 0) | !self.takes(operands.len()) {
+            return Err(self.operand_error(operands));
+        }
+        Ok(())
+    }
+
+    /// The bits of `operands` above the width of their type: every source operand has the
+    /// same type (only cvt's differs from the destination's), whose width the instruction
+    /// carries.
+    #[inline(always)]
+    fn source_bits(&self, operands: &[u64]) -> u64 {
         let all = match *operands {
             [a] => a,
             [a, b] => a | b,
             [a, b, c] => a | b | c,
             _ => operands.iter().fold(0, |all, &value| all | value),
         };
-        if (all & above != 0) | !self.takes(operands.len()) {
-            return Err(self.operand_error(operands));
-        }
-        Ok(())
+        all & self.above_source
     }
 
     /// The error of a failed [`Instr::check_operands`]: the count first, then the first operand
@@ -335,6 +360,41 @@ impl Instr {
 mod tests {
     use super::*;
     use crate::ptx::catalog;
+
+    /// `eval_on`'s one-test admission accepts exactly what the three checks accept, and a
+    /// refusal is their first error: every spelling on every known target, with zero to four
+    /// operands that fit their type or one that does not.
+    #[test]
+    fn eval_on_admits_exactly_what_the_checks_admit() {
+        for e in catalog::entries() {
+            let instr = e.instr;
+            let fits = instr.source_type(0).bits();
+            for target in crate::ptx::KNOWN_SM.map(|sm| Target::new(sm).unwrap()) {
+                for n in 0..5usize {
+                    for wide in [None, Some(n.saturating_sub(1))] {
+                        let mut operands = vec![1u64; n];
+                        if let (Some(i), true) = (wide, fits < 64 && n > 0) {
+                            operands[i] = 1 << fits;
+                        }
+                        let checks = target
+                            .check(&instr)
+                            .map_err(|message| EvalError::Target { message })
+                            .and_then(|()| instr.check_operands(&operands))
+                            .and_then(|()| {
+                                target.check_operand_count(&instr, n).map_err(|message| EvalError::Target { message })
+                            });
+                        let got = instr.eval_on(target, &operands);
+                        match checks {
+                            Ok(()) => {
+                                assert_eq!(got, Ok(instr.eval_unchecked(target, &operands)), "{instr} on {target}")
+                            }
+                            Err(want) => assert_eq!(got, Err(want), "{instr} on {target} with {operands:x?}"),
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     /// Every instruction with its own route gives what the general dispatch gives, on every
     /// target that lowers differently, for operands of every class.

@@ -342,8 +342,12 @@ pub struct Instr {
     pub(crate) min_sm_by_count: [u8; 4],
     /// The lowest of them, so that the target check needs no catalog lookup.
     pub(crate) min_sm: u8,
-    /// The width of a source operand word (every source has the same type).
-    pub(crate) src_bits: u8,
+    /// The highest `sm_XX` that has the instruction: 69 for RRO, which sm_70 removed
+    /// ([`crate::Target::has_rro`]), else 255.
+    pub(crate) max_sm: u8,
+    /// The bits above the width of a source operand word, which every operand must leave
+    /// clear (every source has the same type).
+    pub(crate) above_source: u64,
     /// What evaluation runs, resolved from the fields above when the instruction is built.
     pub(crate) route: Route,
 }
@@ -362,7 +366,18 @@ impl Instr {
             },
             (None, _) => Format::F32,
         };
-        Instr { opcode, mode, mods, ty, fmt, min_sm_by_count: [0; 4], min_sm: 0, src_bits: 0, route: Route::General }
+        Instr {
+            opcode,
+            mode,
+            mods,
+            ty,
+            fmt,
+            min_sm_by_count: [0; 4],
+            min_sm: 0,
+            max_sm: 0,
+            above_source: 0,
+            route: Route::General,
+        }
     }
 
     /// A legal spelling with its (operand count, lowest architecture) pairs, with everything
@@ -373,8 +388,9 @@ impl Instr {
             min_sm_by_count[n] = u8::try_from(sm).expect("sm_XX numbers fit in a byte");
         }
         let min_sm = min_sm_by_count.into_iter().filter(|&sm| sm != 0).min().expect("a spelling has an entry");
-        let src_bits = self.source_type(0).bits() as u8;
-        let i = Instr { min_sm_by_count, min_sm, src_bits, ..self };
+        let max_sm = if matches!(self.opcode, Opcode::Rro(_)) { 69 } else { u8::MAX };
+        let above_source = u64::MAX.checked_shl(self.source_type(0).bits()).unwrap_or(0);
+        let i = Instr { min_sm_by_count, min_sm, max_sm, above_source, ..self };
         Instr { route: Route::of(&i), ..i }
     }
 

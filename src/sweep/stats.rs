@@ -10,7 +10,7 @@ use super::bound::Clause;
 use super::domain::ordinal;
 use super::plot::Metric;
 use super::summary::{
-    constant_run, distance, errors_of, first_reaching, first_reaching_monotone, summarize, LaneScratch, Summary,
+    constant_run, distance, errors_of, first_reaching, first_reaching_monotone, summarize, Block, LaneScratch, Summary,
 };
 use crate::batch::Word;
 use crate::format::Format;
@@ -292,7 +292,8 @@ impl Stats {
             return;
         }
         let (src, dst) = (ctx.src, ctx.dst);
-        let sum = summarize(src, dst, ctx.bitwise, inputs[0], results, expected, value, &mut scratch.lanes);
+        let block = Block { src, dst, bitwise: ctx.bitwise, x: inputs[0], r: results, e: expected, v: value };
+        let sum = summarize(block, &mut scratch.lanes);
         if !ctx.simple(&sum) || sum.irregular {
             if n > 256 {
                 // Halves are often simple (a block straddling one binade or bucket edge).

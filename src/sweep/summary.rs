@@ -118,63 +118,46 @@ pub(super) fn errors_of(rv: f64, v: f64, equal: bool) -> (f64, f64) {
     (abs, rel)
 }
 
-/// Summarise the block `x` (operand 0), `r` (results), `e` (expected results) and `v` (exact
-/// values) of formats `src` and `dst`, with the buffers of `scratch`.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn summarize<W: Word>(
-    src: Format,
-    dst: Format,
-    bitwise: bool,
-    x: &[W],
-    r: &[W],
-    e: &[W],
-    v: &[f64],
-    scratch: &mut LaneScratch,
-) -> Summary {
-    summarize_at(SimdLevel::active(), src, dst, bitwise, x, r, e, v, scratch)
+/// One block to summarise: `x` (operand 0), `r` (results), `e` (expected results) and `v`
+/// (exact values), of formats `src` (operand 0) and `dst` (results); `bitwise` when results
+/// and expected results are compared bit for bit, NaN payloads included.
+#[derive(Clone, Copy)]
+pub(super) struct Block<'a, W> {
+    pub src: Format,
+    pub dst: Format,
+    pub bitwise: bool,
+    pub x: &'a [W],
+    pub r: &'a [W],
+    pub e: &'a [W],
+    pub v: &'a [f64],
+}
+
+/// Summarise `block` with the buffers of `scratch`.
+pub(super) fn summarize<W: Word>(block: Block<W>, scratch: &mut LaneScratch) -> Summary {
+    summarize_at(SimdLevel::active(), block, scratch)
 }
 
 /// [`summarize`] at `level`, which the processor must have ([`SimdLevel::is_supported`]).
-#[allow(clippy::too_many_arguments)]
-fn summarize_at<W: Word>(
-    level: SimdLevel,
-    src: Format,
-    dst: Format,
-    bitwise: bool,
-    x: &[W],
-    r: &[W],
-    e: &[W],
-    v: &[f64],
-    scratch: &mut LaneScratch,
-) -> Summary {
+fn summarize_at<W: Word>(level: SimdLevel, block: Block<W>, scratch: &mut LaneScratch) -> Summary {
     assert!(level.is_supported(), "the processor lacks the {level} level");
-    at_level!(level, L => L::run(#[inline(always)] || summarize_for::<L, W>(src, dst, bitwise, x, r, e, v, scratch)))
+    at_level!(level, L => L::run(#[inline(always)] || summarize_for::<L, W>(block, scratch)))
 }
 
 /// [`summarize`] at the level `L`: the lane code is inlined into the function [`Isa::run`]
 /// compiles for the level.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn summarize_for<L: Isa, W: Word>(
-    src: Format,
-    dst: Format,
-    bitwise: bool,
-    x: &[W],
-    r: &[W],
-    e: &[W],
-    v: &[f64],
-    scratch: &mut LaneScratch,
-) -> Summary {
+fn summarize_for<L: Isa, W: Word>(block: Block<W>, scratch: &mut LaneScratch) -> Summary {
+    let Block { src, dst, x, r, e, v, .. } = block;
     if W::BITS <= 32 {
         if let Some(errors) = constant_errors(dst, r, e, v) {
             return Summary::constant(operand_range(src, x), errors);
         }
     }
     match dst {
-        _ if W::BITS > 32 => one_by_one(src, dst, bitwise, x, r, e, v),
-        Format::F32 => lanes::<L, W, F32>(src, dst, bitwise, x, r, e, v, scratch),
-        Format::BF16 => lanes::<L, W, BF16>(src, dst, bitwise, x, r, e, v, scratch),
-        Format::F16 => lanes::<L, W, F16>(src, dst, bitwise, x, r, e, v, scratch),
+        _ if W::BITS > 32 => one_by_one(block),
+        Format::F32 => lanes::<L, W, F32>(block, scratch),
+        Format::BF16 => lanes::<L, W, BF16>(block, scratch),
+        Format::F16 => lanes::<L, W, F16>(block, scratch),
         Format::F64 => unreachable!("f64 results are 64-bit words"),
     }
 }
@@ -203,7 +186,8 @@ pub(super) fn constant_run<W: Word>(
 
 /// The definition: input by input.
 #[inline(never)]
-fn one_by_one<W: Word>(src: Format, dst: Format, bitwise: bool, x: &[W], r: &[W], e: &[W], v: &[f64]) -> Summary {
+fn one_by_one<W: Word>(block: Block<W>) -> Summary {
+    let Block { src, dst, bitwise, x, r, e, v } = block;
     let mut s = Summary::exact((i64::MAX, i64::MIN, u64::MAX, 0));
     for i in 0..r.len() {
         let b = x[i].to_u64();
@@ -592,18 +576,9 @@ const HUGE: f64 = 1.0 / TINY;
 /// block they are +0 or positive (a NaN value goes with a NaN expected result and a result
 /// that is not, an irregular block), and where the approximations do not hold (`outside`)
 /// the quotients are not used.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn lanes<L: Isa, W: Word, const F: u8>(
-    src: Format,
-    dst: Format,
-    bitwise: bool,
-    x: &[W],
-    r: &[W],
-    e: &[W],
-    v: &[f64],
-    scratch: &mut LaneScratch,
-) -> Summary {
+fn lanes<L: Isa, W: Word, const F: u8>(block: Block<W>, scratch: &mut LaneScratch) -> Summary {
+    let Block { src, dst, bitwise, x, r, e, v } = block;
     let n = r.len();
     let padded = n.div_ceil(LANES) * LANES;
     let LaneScratch { ulp, abs, q } = scratch;
@@ -776,10 +751,15 @@ mod tests {
                 for bitwise in [false, true] {
                     let mut summary = |level| {
                         let s = match fmt {
-                            Format::F32 => summarize_at(level, fmt, fmt, bitwise, &x, &r, &e, &value, &mut scratch),
+                            Format::F32 => {
+                                let block = Block { src: fmt, dst: fmt, bitwise, x: &x, r: &r, e: &e, v: &value };
+                                summarize_at(level, block, &mut scratch)
+                            }
                             _ => {
                                 let h = |w: &[u32]| w.iter().map(|&b| b as u16).collect::<Vec<u16>>();
-                                summarize_at(level, fmt, fmt, bitwise, &h(&x), &h(&r), &h(&e), &value, &mut scratch)
+                                let (x, r, e) = (h(&x), h(&r), h(&e));
+                                let block = Block { src: fmt, dst: fmt, bitwise, x: &x, r: &r, e: &e, v: &value };
+                                summarize_at(level, block, &mut scratch)
                             }
                         };
                         // (NaN maxima compare by their printing.)

@@ -1,24 +1,17 @@
-//! A directory under the system temporary directory for one test, removed when dropped.
+//! A directory under the system temporary directory for one test (the `tempfile` crate's),
+//! removed when dropped; `.0` is its path.
 
 #![allow(dead_code)]
 
 use std::fs;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, Ordering};
 
-pub struct TempDir(pub PathBuf);
+pub struct TempDir(pub PathBuf, tempfile::TempDir);
 
 impl TempDir {
     pub fn new(name: &str) -> TempDir {
-        static SERIAL: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "ptxfp-test-{}-{name}-{}",
-            std::process::id(),
-            SERIAL.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
+        let dir = tempfile::Builder::new().prefix(&format!("ptxfp-test-{name}-")).tempdir().unwrap();
+        TempDir(dir.path().to_path_buf(), dir)
     }
 
     pub fn path(&self, name: &str) -> PathBuf {
@@ -31,11 +24,5 @@ impl TempDir {
             fs::read_dir(&self.0).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         names.sort();
         names
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
     }
 }

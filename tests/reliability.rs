@@ -10,7 +10,6 @@
 #![cfg(unix)]
 
 use std::fs;
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -39,6 +38,11 @@ fn strays(dir: &TempDir, keep: &[&str]) -> Vec<String> {
     dir.names().into_iter().filter(|n| !keep.contains(&n.as_str())).collect()
 }
 
+/// `n` raw f32 words of every class (a multiplicative hash of the index), little-endian.
+fn words(n: u32) -> Vec<u8> {
+    (0..n).flat_map(|i| (i.wrapping_mul(0x9E37_79B9) >> 1).to_le_bytes()).collect()
+}
+
 /// Delays spread over `whole` and a little beyond it, the same on every run of the test.
 fn moments(whole: Duration, count: u32) -> impl Iterator<Item = Duration> {
     (0..count).map(move |i| whole.mul_f64(f64::from(i) / f64::from(count - 1) * 1.1))
@@ -49,15 +53,15 @@ fn moments(whole: Duration, count: u32) -> impl Iterator<Item = Duration> {
 #[test]
 fn a_killed_run_leaves_the_old_output_or_the_complete_new_one() {
     let dir = TempDir::new("kill-run");
-    let words: Vec<u8> = (0..(24u32 << 20)).flat_map(|i| (i.wrapping_mul(0x9E37_79B9) >> 1).to_le_bytes()).collect();
-    fs::write(dir.path("a.bin"), &words).unwrap();
+    let input = words(24 << 20);
+    fs::write(dir.path("a.bin"), &input).unwrap();
     let args = ["run", "rcp.approx.ftz.f32", "--in", "a.bin", "--out"];
     let started = Instant::now();
     let whole = ptxfp(&dir, &[&args[..], &["new.bin"]].concat()).output().unwrap();
     assert!(whole.status.success(), "{}", String::from_utf8_lossy(&whole.stderr));
     let took = started.elapsed();
     let new = fs::read(dir.path("new.bin")).unwrap();
-    assert_eq!(new.len(), words.len());
+    assert_eq!(new.len(), input.len());
     let (mut old_seen, mut new_seen) = (0, 0);
     for delay in moments(took, 8) {
         fs::write(dir.path("d.bin"), "old").unwrap();
@@ -112,8 +116,7 @@ fn a_killed_sweep_leaves_the_old_report_or_the_complete_new_one() {
 #[test]
 fn concurrent_runs_on_one_output_leave_one_complete_result() {
     let dir = TempDir::new("concurrent-run");
-    let words: Vec<u8> = (0..(8u32 << 20)).flat_map(|i| (i.wrapping_mul(0x9E37_79B9) >> 1).to_le_bytes()).collect();
-    fs::write(dir.path("a.bin"), &words).unwrap();
+    fs::write(dir.path("a.bin"), words(8 << 20)).unwrap();
     let results: Vec<Vec<u8>> = ["neg.f32", "abs.f32"]
         .iter()
         .map(|instr| {
@@ -171,5 +174,5 @@ fn concurrent_sweeps_sharing_a_checkpoint_leave_one_that_resumes() {
         assert_eq!(resumed[field], whole[field], "{field}");
     }
     assert_eq!(dir.names(), ["resumed.json", "whole.json"]);
-    assert!(!Path::new(&dir.path(&checkpoints[0])).exists());
+    assert!(!dir.path(&checkpoints[0]).exists());
 }

@@ -342,8 +342,8 @@ pub struct Instr {
     pub(crate) min_sm_by_count: [u8; 4],
     /// The lowest of them, so that the target check needs no catalog lookup.
     pub(crate) min_sm: u8,
-    /// The highest `sm_XX` that has the instruction: 69 for RRO, which sm_70 removed
-    /// ([`crate::Target::has_rro`]), else 255.
+    /// The highest `sm_XX` that has the instruction: [`crate::Target::LAST_RRO_SM`] for RRO,
+    /// else 255.
     pub(crate) max_sm: u8,
     /// The bits above the width of a source operand word, which every operand must leave
     /// clear (every source has the same type).
@@ -388,7 +388,7 @@ impl Instr {
             min_sm_by_count[n] = u8::try_from(sm).expect("sm_XX numbers fit in a byte");
         }
         let min_sm = min_sm_by_count.into_iter().filter(|&sm| sm != 0).min().expect("a spelling has an entry");
-        let max_sm = if matches!(self.opcode, Opcode::Rro(_)) { 69 } else { u8::MAX };
+        let max_sm = if matches!(self.opcode, Opcode::Rro(_)) { super::Target::LAST_RRO_SM as u8 } else { u8::MAX };
         let above_source = u64::MAX.checked_shl(self.source_type(0).bits()).unwrap_or(0);
         let i = Instr { min_sm_by_count, min_sm, max_sm, above_source, ..self };
         Instr { route: Route::of(&i), ..i }

@@ -33,10 +33,13 @@ impl Target {
         self.sm
     }
 
-    /// sm_5x and sm_6x reduce the arguments of MUFU.SIN/COS/EX2 with RRO; sm_70 removed it
-    /// and MUFU takes the float (docs/semantics.md §1.2, §3).
+    /// The last architecture with RRO: sm_5x and sm_6x reduce the arguments of MUFU.SIN/COS/EX2
+    /// with it; sm_70 removed it and MUFU takes the float (docs/semantics.md §1.2, §3).
+    pub const LAST_RRO_SM: u32 = 69;
+
+    /// Whether the target has RRO ([`Target::LAST_RRO_SM`]).
     pub const fn has_rro(self) -> bool {
-        self.sm < 70
+        self.sm <= Self::LAST_RRO_SM
     }
 
     /// MUFU.SQRT exists from sm_52; sm_50 computes `sqrt.approx` as RCP(RSQ(x)) (§1.1).

@@ -421,8 +421,9 @@ impl Report {
         text
     }
 
-    /// Read a report written by [`Report::to_json`]: its format and version checked first, so
-    /// that another JSON document or another version of the schema is named as such.
+    /// Read a report written by [`Report::to_json`]: another JSON document or another version
+    /// of the schema is named as such (from its `format` and `version` alone when the rest
+    /// does not parse).
     pub fn from_json(text: &str) -> Result<Report, String> {
         #[derive(Deserialize)]
         struct Identity {
@@ -430,7 +431,10 @@ impl Report {
             version: Option<u32>,
         }
         let not_one = |why: &dyn std::fmt::Display| format!("not a ptxfp sweep report: {why}");
-        let identity: Identity = serde_json::from_str(text).map_err(|e| not_one(&e))?;
+        let (identity, parsed) = match serde_json::from_str::<Report>(text) {
+            Ok(r) => (Identity { format: Some(r.format.clone()), version: Some(r.version) }, Ok(r)),
+            Err(e) => (serde_json::from_str(text).map_err(|e| not_one(&e))?, Err(e)),
+        };
         match identity.format {
             Some(f) if f == FORMAT => {}
             Some(f) => return Err(not_one(&format_args!("its format is {}", Quoted(&f)))),
@@ -441,7 +445,7 @@ impl Report {
             Some(v) => return Err(format!("a sweep report of schema version {v}; this ptxfp reads version {VERSION}")),
             None => return Err(not_one(&"it has no schema \"version\"")),
         }
-        serde_json::from_str(text).map_err(|e| not_one(&e))
+        parsed.map_err(|e| not_one(&e))
     }
 
     /// The report for a person: what was swept, the error distribution and the verdict.

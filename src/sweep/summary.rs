@@ -591,8 +591,11 @@ fn lanes<L: Isa, W: Word, const F: u8>(block: Block<W>, scratch: &mut LaneScratc
     let (sign, inf) = (dst.sign_bit() as u32, dst.exp_mask() as u32);
     let (mut irregular, mut mismatches, mut specials) = (false, 0u32, 0u32);
     let (mut near, mut max_ulp) = ([0u32; 4], 0);
-    for i in 0..n {
-        let (rw, ew) = (r[i].to_u64() as u32, e[i].to_u64() as u32);
+    // Iterators, not indices, and additions that wrap (a block is far shorter than 2^32 words,
+    // so no count can): a bounds check or an overflow check (the test profile checks) in the
+    // loop keeps it from being vectorised.
+    for ((u, rw), ew) in ulp[..n].iter_mut().zip(r).zip(&e[..n]) {
+        let (rw, ew) = (rw.to_u64() as u32, ew.to_u64() as u32);
         let (rm, em) = (rw & (sign - 1), ew & (sign - 1));
         let (r_nan, e_nan) = (rm > inf, em > inf);
         let nan_pair = r_nan & e_nan;
@@ -603,12 +606,12 @@ fn lanes<L: Isa, W: Word, const F: u8>(block: Block<W>, scratch: &mut LaneScratc
         let saturated = (d == i32::MIN) | (d == i32::MAX);
         let d = if nan_pair { 0 } else { d };
         irregular |= (r_nan ^ e_nan) | (differ & infinite) | (saturated & !nan_pair);
-        mismatches += u32::from(differ & (bitwise | !nan_pair));
-        specials += u32::from(differ & (rm.min(em) == 0));
+        mismatches = mismatches.wrapping_add(u32::from(differ & (bitwise | !nan_pair)));
+        specials = specials.wrapping_add(u32::from(differ & (rm.min(em) == 0)));
         for (count, k) in near.iter_mut().zip([-2, -1, 1, 2]) {
-            *count += u32::from(d == k);
+            *count = count.wrapping_add(u32::from(d == k));
         }
-        ulp[i] = d.unsigned_abs();
+        *u = d.unsigned_abs();
         max_ulp = max_ulp.max(d.unsigned_abs());
     }
     // `errors_of` for regular blocks and the approximate quotients, in lanes.

@@ -133,7 +133,7 @@ mod all_operands {
     use rayon::prelude::*;
 
     use super::common::batch::{Tally, Words};
-    use super::common::{directed, flush_f32, integral_f32, Layout};
+    use super::common::{directed, flush_f32, integral_f32, side, Layout};
     use super::{source, spellings};
 
     const BLOCK: usize = 1 << 14;
@@ -146,12 +146,12 @@ mod all_operands {
 
     fn near_f16(x: f32) -> Near {
         let n = half::f16::from_f32(x);
-        (u64::from(n.to_bits()), n.to_f64().partial_cmp(&f64::from(x)).unwrap_or(Ordering::Equal))
+        (u64::from(n.to_bits()), side(n.to_f64(), f64::from(x)))
     }
 
     fn near_bf16(x: f32) -> Near {
         let n = half::bf16::from_f32(x);
-        (u64::from(n.to_bits()), n.to_f64().partial_cmp(&f64::from(x)).unwrap_or(Ordering::Equal))
+        (u64::from(n.to_bits()), side(n.to_f64(), f64::from(x)))
     }
 
     /// `.sat` in place: a NaN, −0 and every negative value give +0, every value above 1 gives 1.

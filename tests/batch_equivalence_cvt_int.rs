@@ -169,7 +169,7 @@ mod all_operands {
     use rayon::prelude::*;
 
     use super::common::batch::{Tally, Words};
-    use super::common::{directed, flush_f32, integral_f32, Layout};
+    use super::common::{directed, flush_f32, integral_f32, side, Layout};
     use super::spellings;
 
     const BLOCK: usize = 1 << 14;
@@ -210,7 +210,7 @@ mod all_operands {
                 (u64::from(n.to_bits()), n.to_f64())
             }
         };
-        (bits, value.partial_cmp(&(v as f64)).unwrap())
+        (bits, side(value, v as f64))
     }
 
     /// Scratch buffers of one worker: the kernel's words of every width, the integral values

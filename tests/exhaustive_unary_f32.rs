@@ -42,6 +42,7 @@
 
 use std::cmp::Ordering;
 
+use common::side;
 use ptxfp::ops::mul::mul;
 use ptxfp::ptx::{catalog, MufuFn};
 use ptxfp::round::saturate;
@@ -73,12 +74,43 @@ enum Reading {
     Value,
     /// `saturate(f)`.
     Saturated,
-    /// `f` except on the inputs for which the predicate holds (the scaling branches), where the
-    /// definition is evaluated.
-    ValueOutside(fn(u32) -> bool),
+    /// `f` except on the inputs of `.0` (the scaling branches), where the definition is
+    /// evaluated.
+    ValueOutside(Evaluated),
     /// `f`, rounded to nearest, in direction `.0` ([`directed`]) by the group's `side`; the
-    /// definition is evaluated where `.1` holds.
-    Directed(Rounding, fn(u32) -> bool),
+    /// definition is evaluated on the inputs of `.1`.
+    Directed(Rounding, Evaluated),
+}
+
+/// The inputs on which a reading evaluates the scalar definition rather than reading the
+/// function value (a `match`, not a function pointer, so that the reading loops inline it).
+#[derive(Clone, Copy)]
+enum Evaluated {
+    Never,
+    /// [`subnormal`].
+    Subnormal,
+    /// [`subnormal_or_from_2_125`].
+    SubnormalOrFrom2_125,
+    /// [`below_flt_min_or_nan`].
+    BelowFltMinOrNan,
+    /// [`rcp_scaled`].
+    RcpScaled,
+    /// [`ex2_scaled`].
+    Ex2Scaled,
+}
+
+impl Evaluated {
+    #[inline(always)]
+    fn holds(self, x: u32) -> bool {
+        match self {
+            Evaluated::Never => false,
+            Evaluated::Subnormal => subnormal(x),
+            Evaluated::SubnormalOrFrom2_125 => subnormal_or_from_2_125(x),
+            Evaluated::BelowFltMinOrNan => below_flt_min_or_nan(x),
+            Evaluated::RcpScaled => rcp_scaled(x),
+            Evaluated::Ex2Scaled => ex2_scaled(x),
+        }
+    }
 }
 
 /// A function (MUFU's, or the host's IEEE operation) and the spellings whose scalar definitions
@@ -138,13 +170,13 @@ fn rcp_side(x: u32, r: u32) -> Ordering {
     if r.is_infinite() {
         return if r > 0.0 { Ordering::Greater } else { Ordering::Less };
     }
-    ((r * x - 1.0) * x).partial_cmp(&0.0).unwrap()
+    side((r * x - 1.0) * x, 0.0)
 }
 
 /// Where `r`, the nearest f32 to √x, lies against √x: as r² against x, both exact in f64.
 fn sqrt_side(x: u32, r: u32) -> Ordering {
     let (x, r) = (f64::from(f32::from_bits(x)), f64::from(f32::from_bits(r)));
-    (r * r).partial_cmp(&x).unwrap()
+    side(r * r, x)
 }
 
 /// `r`, the f32 nearest to an exact value on whose `side` it lies, rounded in direction `rnd`
@@ -152,24 +184,18 @@ fn sqrt_side(x: u32, r: u32) -> Ordering {
 /// infinity the largest finite value, from the smallest subnormal a zero) where the direction
 /// asks for the other side; the canonical NaN for a NaN.
 fn directed(rnd: Rounding, r: u32, side: Ordering) -> u32 {
-    if is_nan(r) {
-        return F32.canonical_nan() as u32;
-    }
     let negative = r >> 31 == 1;
     let down = side == Ordering::Greater && (rnd == Rounding::Rm || (rnd == Rounding::Rz && !negative));
     let up = side == Ordering::Less && (rnd == Rounding::Rp || (rnd == Rounding::Rz && negative));
-    // Toward larger values a positive magnitude grows and a negative one shrinks.
-    match (down, up) {
-        (true, _) if negative => r + 1,
-        (true, _) => r - 1,
-        (_, true) if negative => r - 1,
-        (_, true) => r + 1,
-        _ => r,
+    // Toward larger values a positive magnitude grows and a negative one shrinks. Written
+    // without branches: `side` is as often one way as the other.
+    let toward_larger = i32::from(up) - i32::from(down);
+    let moved = r.wrapping_add_signed(if negative { -toward_larger } else { toward_larger });
+    if is_nan(r) {
+        F32.canonical_nan() as u32
+    } else {
+        moved
     }
-}
-
-fn never(_: u32) -> bool {
-    false
 }
 
 /// `.ftz` of `sqrt`: a subnormal input is flushed (the root of a normal one is normal).
@@ -184,6 +210,7 @@ fn subnormal_or_from_2_125(x: u32) -> bool {
 
 const GROUPS: [(&str, Group); 12] = {
     use Argument::{Input, Turns};
+    use Evaluated::{BelowFltMinOrNan, Ex2Scaled, Never, RcpScaled, Subnormal, SubnormalOrFrom2_125};
     use Reading::{Directed, Saturated, Value, ValueOutside};
     use Rounding::{Rm, Rn, Rp, Rz};
     [
@@ -197,7 +224,7 @@ const GROUPS: [(&str, Group); 12] = {
                     ("MUFU.RCP", Value),
                     ("MUFU.RCP.SAT", Saturated),
                     ("rcp.approx.ftz.f32", Value),
-                    ("rcp.approx.f32", ValueOutside(rcp_scaled)),
+                    ("rcp.approx.f32", ValueOutside(RcpScaled)),
                 ],
             },
         ),
@@ -211,7 +238,7 @@ const GROUPS: [(&str, Group); 12] = {
                     ("MUFU.RSQ", Value),
                     ("MUFU.RSQ.SAT", Saturated),
                     ("rsqrt.approx.ftz.f32", Value),
-                    ("rsqrt.approx.f32", ValueOutside(below_flt_min_or_nan)),
+                    ("rsqrt.approx.f32", ValueOutside(BelowFltMinOrNan)),
                 ],
             },
         ),
@@ -225,7 +252,7 @@ const GROUPS: [(&str, Group); 12] = {
                     ("MUFU.SQRT", Value),
                     ("MUFU.SQRT.SAT", Saturated),
                     ("sqrt.approx.ftz.f32", Value),
-                    ("sqrt.approx.f32", ValueOutside(below_flt_min_or_nan)),
+                    ("sqrt.approx.f32", ValueOutside(BelowFltMinOrNan)),
                 ],
             },
         ),
@@ -239,7 +266,7 @@ const GROUPS: [(&str, Group); 12] = {
                     ("MUFU.LG2", Value),
                     ("MUFU.LG2.SAT", Saturated),
                     ("lg2.approx.ftz.f32", Value),
-                    ("lg2.approx.f32", ValueOutside(below_flt_min_or_nan)),
+                    ("lg2.approx.f32", ValueOutside(BelowFltMinOrNan)),
                 ],
             },
         ),
@@ -253,7 +280,7 @@ const GROUPS: [(&str, Group); 12] = {
                     ("MUFU.EX2", Value),
                     ("MUFU.EX2.SAT", Saturated),
                     ("ex2.approx.ftz.f32", Value),
-                    ("ex2.approx.f32", ValueOutside(ex2_scaled)),
+                    ("ex2.approx.f32", ValueOutside(Ex2Scaled)),
                 ],
             },
         ),
@@ -309,14 +336,14 @@ const GROUPS: [(&str, Group); 12] = {
                 argument: Input,
                 side: Some(rcp_side),
                 spellings: &[
-                    ("rcp.rn.f32", Directed(Rn, never)),
-                    ("rcp.rz.f32", Directed(Rz, never)),
-                    ("rcp.rm.f32", Directed(Rm, never)),
-                    ("rcp.rp.f32", Directed(Rp, never)),
-                    ("rcp.rn.ftz.f32", Directed(Rn, subnormal_or_from_2_125)),
-                    ("rcp.rz.ftz.f32", Directed(Rz, subnormal_or_from_2_125)),
-                    ("rcp.rm.ftz.f32", Directed(Rm, subnormal_or_from_2_125)),
-                    ("rcp.rp.ftz.f32", Directed(Rp, subnormal_or_from_2_125)),
+                    ("rcp.rn.f32", Directed(Rn, Never)),
+                    ("rcp.rz.f32", Directed(Rz, Never)),
+                    ("rcp.rm.f32", Directed(Rm, Never)),
+                    ("rcp.rp.f32", Directed(Rp, Never)),
+                    ("rcp.rn.ftz.f32", Directed(Rn, SubnormalOrFrom2_125)),
+                    ("rcp.rz.ftz.f32", Directed(Rz, SubnormalOrFrom2_125)),
+                    ("rcp.rm.ftz.f32", Directed(Rm, SubnormalOrFrom2_125)),
+                    ("rcp.rp.ftz.f32", Directed(Rp, SubnormalOrFrom2_125)),
                 ],
             },
         ),
@@ -327,45 +354,66 @@ const GROUPS: [(&str, Group); 12] = {
                 argument: Input,
                 side: Some(sqrt_side),
                 spellings: &[
-                    ("sqrt.rn.f32", Directed(Rn, never)),
-                    ("sqrt.rz.f32", Directed(Rz, never)),
-                    ("sqrt.rm.f32", Directed(Rm, never)),
-                    ("sqrt.rp.f32", Directed(Rp, never)),
-                    ("sqrt.rn.ftz.f32", Directed(Rn, subnormal)),
-                    ("sqrt.rz.ftz.f32", Directed(Rz, subnormal)),
-                    ("sqrt.rm.ftz.f32", Directed(Rm, subnormal)),
-                    ("sqrt.rp.ftz.f32", Directed(Rp, subnormal)),
+                    ("sqrt.rn.f32", Directed(Rn, Never)),
+                    ("sqrt.rz.f32", Directed(Rz, Never)),
+                    ("sqrt.rm.f32", Directed(Rm, Never)),
+                    ("sqrt.rp.f32", Directed(Rp, Never)),
+                    ("sqrt.rn.ftz.f32", Directed(Rn, Subnormal)),
+                    ("sqrt.rz.ftz.f32", Directed(Rz, Subnormal)),
+                    ("sqrt.rm.ftz.f32", Directed(Rm, Subnormal)),
+                    ("sqrt.rp.ftz.f32", Directed(Rp, Subnormal)),
                 ],
             },
         ),
     ]
 };
 
-/// The group's function at the argument of input `x`, and where the group has a `side`, on
-/// which side of the exact value it lies (equal at an exact input or a NaN).
-fn value(group: &Group, x: u32) -> (u32, Ordering) {
-    let v = match group.argument {
-        Argument::Input => (group.function)(x),
-        Argument::Turns => (group.function)(mul(F32, x.into(), INV_2PI.into(), Rounding::Rz, false) as u32),
-    };
-    match group.side {
-        Some(side) if !exact_input(x) && !is_nan(v) => (v, side(x, v)),
-        _ => (v, Ordering::Equal),
+/// The group's function at the argument of each input of `xs`, and where the group has a
+/// `side`, on which side of the exact value it lies (equal at an exact input or a NaN), into
+/// `values`.
+fn values(group: &Group, xs: &[u32], values: &mut Vec<(u32, Ordering)>) {
+    values.clear();
+    let function = group.function;
+    values.extend(xs.iter().map(|&x| match group.argument {
+        Argument::Input => (function(x), Ordering::Equal),
+        Argument::Turns => (function(mul(F32, x.into(), INV_2PI.into(), Rounding::Rz, false) as u32), Ordering::Equal),
+    }));
+    if let Some(side) = group.side {
+        for (&x, (v, s)) in xs.iter().zip(values.iter_mut()) {
+            if !exact_input(x) && !is_nan(*v) {
+                *s = side(x, *v);
+            }
+        }
     }
 }
 
 /// A spelling's scalar results on inputs `xs` as read from their function values `values`
-/// (from [`value`]), into `want`; `scalar` evaluates the definition. One loop per reading,
-/// so that each is a plain loop.
+/// (from [`values`]), into `want`; `scalar` evaluates the definition. Each reading is a plain
+/// loop (vectorised), and the few inputs where the definition is evaluated are mended after.
 fn read(reading: Reading, xs: &[u32], values: &[(u32, Ordering)], want: &mut [u32], scalar: impl Fn(u32) -> u32) {
-    let each = want.iter_mut().zip(xs.iter().zip(values));
-    match reading {
-        Reading::Value => each.for_each(|(w, (_, &(v, _)))| *w = v),
-        Reading::Saturated => each.for_each(|(w, (_, &(v, _)))| *w = saturate(F32, v.into()) as u32),
-        Reading::ValueOutside(scaled) => each.for_each(|(w, (&x, &(v, _)))| *w = if scaled(x) { scalar(x) } else { v }),
-        Reading::Directed(rnd, evaluated) => each.for_each(|(w, (&x, &(v, side)))| {
-            *w = if evaluated(x) { scalar(x) } else { directed(rnd, v, side) };
-        }),
+    let each = want.iter_mut().zip(values);
+    let evaluated = match reading {
+        Reading::Value => {
+            each.for_each(|(w, &(v, _))| *w = v);
+            return;
+        }
+        Reading::Saturated => {
+            each.for_each(|(w, &(v, _))| *w = saturate(F32, v.into()) as u32);
+            return;
+        }
+        Reading::ValueOutside(scaled) => {
+            each.for_each(|(w, &(v, _))| *w = v);
+            scaled
+        }
+        Reading::Directed(rnd, evaluated) => {
+            each.for_each(|(w, &(v, side))| *w = directed(rnd, v, side));
+            evaluated
+        }
+    };
+    for (w, &x) in want.iter_mut().zip(xs) {
+        if evaluated.holds(x) {
+            *w = scalar(x);
+        }
     }
 }
 
@@ -418,12 +466,12 @@ fn readings_match_the_scalar_definitions_on_a_sample() {
             }
         }
     }
-    let mut read_values = vec![0; xs.len()];
+    let (mut function_values, mut read_values) = (Vec::new(), vec![0; xs.len()]);
     for (name, group) in &GROUPS {
-        let values: Vec<(u32, Ordering)> = xs.iter().map(|&x| value(group, x)).collect();
+        values(group, &xs, &mut function_values);
         for (instr, reading) in parse(group.spellings) {
             let scalar = |x: u32| instr.eval_unchecked(target, &[x.into()]) as u32;
-            read(reading, &xs, &values, &mut read_values, scalar);
+            read(reading, &xs, &function_values, &mut read_values, scalar);
             for (&x, &got) in xs.iter().zip(&read_values) {
                 let want = scalar(x);
                 assert_eq!(got, want, "{name}: {instr} {x:#010x} read {got:#010x}, scalar {want:#010x}");
@@ -432,6 +480,7 @@ fn readings_match_the_scalar_definitions_on_a_sample() {
     }
 }
 
+mod common;
 mod failures;
 
 mod all_inputs {
@@ -458,15 +507,15 @@ mod all_inputs {
         let kernels = Failures::new();
         let readings = Failures::new();
         (0..1u32 << 16).into_par_iter().for_each_init(
-            || (vec![0u32; 1 << 16], vec![0u32; 1 << 16], vec![0u32; 1 << 16]),
-            |(xs, want, got), block| {
+            || (vec![0u32; 1 << 16], Vec::with_capacity(1 << 16), vec![0u32; 1 << 16], vec![0u32; 1 << 16]),
+            |(xs, value, want, got), block| {
                 for (i, x) in xs.iter_mut().enumerate() {
                     *x = block << 16 | i as u32;
                 }
-                let value: Vec<(u32, Ordering)> = xs.iter().map(|&x| value(group, x)).collect();
+                values(group, xs, value);
                 for (instr, reading) in &spellings {
                     let scalar = |x: u32| instr.eval_unchecked(target, &[x.into()]) as u32;
-                    read(*reading, xs, &value, want, scalar);
+                    read(*reading, xs, value, want, scalar);
                     instr.eval_batch(target, &[&xs[..]], &mut got[..]).unwrap();
                     if got != want {
                         for ((&x, &g), &w) in xs.iter().zip(got.iter()).zip(want.iter()).filter(|((_, g), w)| g != w) {

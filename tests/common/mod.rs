@@ -65,12 +65,10 @@ pub fn directed(rnd: Rounding, n: u64, side: std::cmp::Ordering, sign_bit: u64) 
     let negative = n & sign_bit != 0;
     let down = side == Greater && (rnd == Rounding::Rm || (rnd == Rounding::Rz && !negative));
     let up = side == Less && (rnd == Rounding::Rp || (rnd == Rounding::Rz && negative));
-    // Toward larger values a positive magnitude grows and a negative one shrinks.
-    match (down, up, negative) {
-        (true, _, true) | (_, true, false) => n + 1,
-        (true, _, false) | (_, true, true) => n - 1,
-        _ => n,
-    }
+    // Toward larger values a positive magnitude grows and a negative one shrinks. Without
+    // branches: `side` falls either way at random.
+    let toward_larger = i64::from(up) - i64::from(down);
+    n.wrapping_add_signed(if negative { -toward_larger } else { toward_larger })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -21,6 +21,22 @@ pub enum Rounding {
     Rp,
 }
 
+/// A rounding direction fixed at compile time, so that code generic over it (each kernel
+/// loop, each f32 route of the scalar call) is specialised to it.
+pub(crate) trait Dir {
+    const R: Rounding;
+}
+
+macro_rules! dir {
+    ($($name:ident),*) => {$(
+        pub(crate) struct $name;
+        impl Dir for $name {
+            const R: Rounding = Rounding::$name;
+        }
+    )*};
+}
+dir!(Rn, Rz, Rm, Rp);
+
 impl Rounding {
     pub const ALL: [Rounding; 4] = [Rounding::Rn, Rounding::Rz, Rounding::Rm, Rounding::Rp];
 

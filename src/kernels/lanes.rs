@@ -20,22 +20,8 @@ use crate::kernels::simd::{f32x16, f64x8, u32x16, u32x8, u64x8, Unsigned};
 
 use super::level::Isa;
 use crate::format::Format;
-use crate::round::Rounding;
 
-/// A rounding direction fixed at compile time, so that each kernel loop is specialised.
-pub(super) trait Dir {
-    const R: Rounding;
-}
-
-macro_rules! dir {
-    ($($name:ident),*) => {$(
-        pub(super) struct $name;
-        impl Dir for $name {
-            const R: Rounding = Rounding::$name;
-        }
-    )*};
-}
-dir!(Rn, Rz, Rm, Rp);
+pub(super) use crate::round::{Dir, Rm, Rn, Rp, Rz};
 
 /// The AVX-512 embedded-rounding immediates (direction, exceptions suppressed) of the
 /// `_mm512_*_round_*` intrinsics, one per PTX direction. The direction is part of the

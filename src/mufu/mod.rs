@@ -23,7 +23,7 @@
 //! ([`crate::round::saturate`]).
 //!
 //! The tables are the project's copy of the envytools LUTs, `data/tesla_sfu_tables.csv` (MIT
-//! notice included), compiled into the crate and parsed at first use.
+//! notice included), compiled into the crate and parsed when it is compiled.
 
 pub mod ex2;
 pub mod ex2_half;
@@ -43,8 +43,6 @@ pub use rcp::rcp;
 pub use rro::{rro_ex2, rro_sincos};
 pub use rsq::rsq;
 pub use sincos::{cos, cos_fixed, sin, sin_fixed};
-
-use std::sync::LazyLock;
 
 use crate::format::Format;
 
@@ -87,58 +85,92 @@ const TABLES_CSV: &str = include_str!("../../data/tesla_sfu_tables.csv");
 /// results (compiled in).
 const SM90_CSV: &str = include_str!("../../data/sm90_sfu_tables.csv");
 
-static TABLES: LazyLock<Tables> =
-    LazyLock::new(|| Tables::parse(&[("tesla_sfu_tables", TABLES_CSV), ("sm90_sfu_tables", SM90_CSV)]));
+/// The tables, parsed from the CSVs when the crate is compiled: a malformed file fails the
+/// build, and a lookup is one load from a constant array.
+static TABLES: Tables = Tables {
+    rcp: rows(TABLES_CSV, "rcp"),
+    rsqrt: rows(TABLES_CSV, "rsqrt"),
+    sin: rows(TABLES_CSV, "sin"),
+    ex2: rows(TABLES_CSV, "ex2"),
+    lg2: rows(TABLES_CSV, "lg2"),
+    sqrt: rows(SM90_CSV, "sqrt"),
+    tanh: rows(SM90_CSV, "tanh"),
+};
 
-/// The SFU tables, parsed from the compiled-in CSVs at first use.
+/// The SFU tables.
 pub fn tables() -> &'static Tables {
     &TABLES
 }
 
-impl Tables {
-    /// Parse `func,idx,c0,c1,c2` rows (hex coefficients; `#` lines are comments) from each
-    /// `(name, csv)`. The data is part of the crate, so a malformed file is a build defect: it
-    /// panics, naming the file and line.
-    fn parse(files: &[(&str, &str)]) -> Tables {
-        const FUNCS: [&str; 7] = ["rcp", "rsqrt", "sin", "ex2", "lg2", "sqrt", "tanh"];
-        let mut tables: [Vec<Row>; 7] = Default::default();
-        for (file, csv) in files {
-            for (n, line) in csv.lines().enumerate() {
-                let line = line.trim();
-                if line.is_empty() || line.starts_with('#') || line.starts_with("func,") {
-                    continue;
-                }
-                let bad = |what: &str| -> ! { panic!("data/{file}.csv line {}: {what}: {line:?}", n + 1) };
-                let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-                let [func, idx, c0, c1, c2] = fields[..] else { bad("expected 5 fields") };
-                let Some(f) = FUNCS.iter().position(|&name| name == func) else { bad("unknown function") };
-                let table = &mut tables[f];
-                if idx.parse::<usize>().ok() != Some(table.len()) {
-                    bad("rows must be listed in index order");
-                }
-                let coeff = |s: &str| -> i32 {
-                    let hex = s.strip_prefix("0x").unwrap_or_else(|| bad("coefficient is not 0x-hex"));
-                    let word = u32::from_str_radix(hex, 16);
-                    word.unwrap_or_else(|_| bad("coefficient is not 32-bit hex")) as i32
-                };
-                table.push([coeff(c0), coeff(c1), coeff(c2)]);
+/// The `N` rows of `func` in a CSV of `func,idx,c0,c1,c2` lines (coefficients in 0x-hex, as
+/// 32-bit two's complement), which must list them in index order; other lines (blank, `#`
+/// comments, the `func,` header, other functions) are skipped. A `const fn`, so that a
+/// malformed file is a compile error.
+const fn rows<const N: usize>(csv: &str, func: &str) -> [Row; N] {
+    let (csv, func) = (csv.as_bytes(), func.as_bytes());
+    let mut rows = [[0; 3]; N];
+    let mut count = 0;
+    let mut at = 0;
+    while at < csv.len() {
+        let mut end = at;
+        while end < csv.len() && csv[end] != b'\n' {
+            end += 1;
+        }
+        if starts_with_field(csv, at, end, func) {
+            let (index, mut next) = field(csv, at + func.len() + 1, end, 10);
+            assert!(index as usize == count, "SFU tables: rows must be listed in index order");
+            assert!(count < N, "SFU tables: more rows than the table has");
+            let mut c = 0;
+            while c < 3 {
+                let hex = next + 2 <= end && csv[next] == b'0' && csv[next + 1] == b'x';
+                assert!(hex, "SFU tables: a coefficient is not 0x-hex");
+                let (word, after) = field(csv, next + 2, end, 16);
+                rows[count][c] = word as i32;
+                next = after;
+                c += 1;
             }
+            assert!(next > end, "SFU tables: a row has more than 5 fields");
+            count += 1;
         }
-        let [rcp, rsqrt, sin, ex2, lg2, sqrt, tanh] = tables;
-        fn rows<const N: usize>(v: Vec<Row>, func: &str) -> [Row; N] {
-            let len = v.len();
-            v.try_into().unwrap_or_else(|_| panic!("SFU tables: {func} has {len} rows, expected {N}"))
-        }
-        Tables {
-            rcp: rows(rcp, "rcp"),
-            rsqrt: rows(rsqrt, "rsqrt"),
-            sin: rows(sin, "sin"),
-            ex2: rows(ex2, "ex2"),
-            lg2: rows(lg2, "lg2"),
-            sqrt: rows(sqrt, "sqrt"),
-            tanh: rows(tanh, "tanh"),
-        }
+        at = end + 1;
     }
+    assert!(count == N, "SFU tables: fewer rows than the table has");
+    rows
+}
+
+/// Whether the line `csv[at..end]` begins with the field `name` and a comma.
+const fn starts_with_field(csv: &[u8], at: usize, end: usize, name: &[u8]) -> bool {
+    if end - at <= name.len() || csv[at + name.len()] != b',' {
+        return false;
+    }
+    let mut i = 0;
+    while i < name.len() {
+        if csv[at + i] != name[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The unsigned 32-bit number in base `radix` (10 or 16) from `csv[at]` to the next comma or
+/// `end`, and the position after that comma (or after `end`).
+const fn field(csv: &[u8], at: usize, end: usize, radix: u32) -> (u32, usize) {
+    let mut value: u64 = 0;
+    let mut i = at;
+    while i < end && csv[i] != b',' {
+        let digit = match csv[i] {
+            b'0'..=b'9' => csv[i] - b'0',
+            b'a'..=b'f' if radix == 16 => csv[i] - b'a' + 10,
+            b'A'..=b'F' if radix == 16 => csv[i] - b'A' + 10,
+            _ => panic!("SFU tables: a field is not a number"),
+        };
+        value = value * radix as u64 + digit as u64;
+        assert!(value <= u32::MAX as u64, "SFU tables: a field is wider than 32 bits");
+        i += 1;
+    }
+    assert!(i > at, "SFU tables: an empty field");
+    (value as u32, i + 1)
 }
 
 /// The SFU's truncated squarer: `(Σ_{i<17, bit i of v set} v >> (18 − i)) >> 1`, which

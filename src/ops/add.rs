@@ -58,6 +58,18 @@ pub(crate) fn add_terms<S: Sig>(fmt: Format, x: Term<S>, y: Term<S>, rnd: Roundi
 /// The rounded sum of two finite nonzero values: an exact zero is +0, or −0 under `.rm`.
 #[inline(always)]
 pub(crate) fn finite_sum<S: Sig>(fmt: Format, v: Exact<S>, w: Exact<S>, rnd: Rounding, ftz: bool) -> u64 {
+    aligned_finite_sum(fmt, v.normalized_to(align_bit::<S>()), w.normalized_to(align_bit::<S>()), rnd, ftz)
+}
+
+/// The bit [`exact_sum`] wants the top bits of both significands at: `S::BITS − 3`.
+#[inline(always)]
+pub(crate) const fn align_bit<S: Sig>() -> u32 {
+    S::BITS - 3
+}
+
+/// [`finite_sum`] of values whose significands have their top bits at [`align_bit`] already.
+#[inline(always)]
+pub(crate) fn aligned_finite_sum<S: Sig>(fmt: Format, v: Exact<S>, w: Exact<S>, rnd: Rounding, ftz: bool) -> u64 {
     let sum = exact_sum(v, w);
     if sum.sig == S::ZERO {
         fmt.zero(rnd.cancellation_zero_is_negative())
@@ -68,8 +80,8 @@ pub(crate) fn finite_sum<S: Sig>(fmt: Format, v: Exact<S>, w: Exact<S>, rnd: Rou
 
 /// The sum of two nonzero finite values, exact or with a sticky bit.
 ///
-/// Both significands are aligned at bit `S::BITS − 3` (125 in a `u128`, 61 in a `u64`), which
-/// leaves room for the carry; the operand with the smaller exponent is shifted right with the
+/// Both significands come with their top bits at [`align_bit`] (125 in a `u128`, 61 in a
+/// `u64`), which leaves room for the carry; the operand with the smaller exponent is shifted right with the
 /// lost bits jammed into its lowest bit. A term has at most 2p significant bits (the exact
 /// product of `fma`; p = 53 in a `u128`, p ≤ 24 in a `u64`), so after the alignment its lowest
 /// `S::BITS − 2 − 2p` bits are zero and a shift by at most that many loses nothing: the sum is
@@ -84,7 +96,6 @@ pub(crate) fn finite_sum<S: Sig>(fmt: Format, v: Exact<S>, w: Exact<S>, rnd: Rou
 /// unit there; so the rounded result is the same, whatever the width.
 #[inline(always)]
 fn exact_sum<S: Sig>(x: Exact<S>, y: Exact<S>) -> Exact<S> {
-    let (x, y) = (x.normalized_to(S::BITS - 3), y.normalized_to(S::BITS - 3));
     // The larger and the smaller operand, selected field by field (a selection of whole
     // terms compiled to stack copies).
     let swap = x.exp < y.exp;

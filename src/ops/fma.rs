@@ -1,7 +1,7 @@
 //! `fma` and `mad` (PTX 9.7.3.6–7, 9.7.4.4): `a · b + c` with a single rounding. `mad` with a
 //! rounding modifier is the same operation \[DOC PTX 9.7.3.7\].
 
-use super::add::{add_terms, finite_sum};
+use super::add::{add_terms, align_bit, aligned_finite_sum};
 use super::{fits_u64, is_normal, Exact, Term};
 use crate::format::Format;
 use crate::nan;
@@ -26,8 +26,9 @@ pub fn fma(fmt: Format, a: u64, b: u64, c: u64, rnd: Rounding, ftz: bool) -> u64
 pub(crate) fn fma_in<S: Sig>(fmt: Format, a: u64, b: u64, c: u64, rnd: Rounding, ftz: bool) -> u64 {
     if is_normal(fmt, a) & is_normal(fmt, b) & is_normal(fmt, c) {
         let (v, w) = (Exact::<S>::of_normal(fmt, a), Exact::<S>::of_normal(fmt, b));
-        let product = Exact { neg: v.neg != w.neg, exp: v.exp + w.exp, sig: v.sig * w.sig };
-        return finite_sum(fmt, product, Exact::of_normal(fmt, c), rnd, ftz);
+        let product = Exact::normal_product_at(fmt, v, w, align_bit::<S>());
+        let addend = Exact::of_normal(fmt, c).normalized_to(align_bit::<S>());
+        return aligned_finite_sum(fmt, product, addend, rnd, ftz);
     }
     let terms =
         (Term::<S>::of(fmt.unpack(a, ftz)), Term::<S>::of(fmt.unpack(b, ftz)), Term::<S>::of(fmt.unpack(c, ftz)));

@@ -54,6 +54,19 @@ impl<S: Sig> Exact<S> {
         }
     }
 
+    /// The exact product of two values of [`Exact::of_normal`], with the top bit of its
+    /// significand at position `bit`. Their significands lie in [2^f, 2^(f+1)) (f fraction
+    /// bits), so the product lies in [2^(2f), 2^(2f+2)) and bit 2f + 1 alone says where its top
+    /// bit is: no leading-zero count.
+    #[inline(always)]
+    pub fn normal_product_at(fmt: Format, v: Exact<S>, w: Exact<S>, bit: u32) -> Exact<S> {
+        let sig = v.sig * w.sig;
+        let f = fmt.frac_bits();
+        let top = 2 * f + u32::from(sig >> (2 * f + 1) != S::ZERO);
+        let shift = bit - top;
+        Exact { neg: v.neg != w.neg, exp: v.exp + w.exp - shift as i32, sig: sig << shift }
+    }
+
     /// Shift the significand left so that its top bit is at position `bit`.
     #[inline(always)]
     fn normalized_to(self, bit: u32) -> Exact<S> {

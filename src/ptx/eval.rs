@@ -7,9 +7,10 @@ use super::instr::{Element, Instr, Mode, Opcode, Type};
 use super::lower;
 use super::target::Target;
 use crate::format::Format;
+use crate::mufu;
 use crate::ops::minmax::{minmax, Extreme, MinMaxModifiers};
 use crate::ops::{add, cvt, cvt_int, div, fma, mul, sign, sqrt, testp};
-use crate::round::{relu, saturate, Rounding};
+use crate::round::{relu, saturate, Dir, Rm, Rn, Rounding, Rp, Rz};
 
 /// Why operands could not be evaluated.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,13 +51,34 @@ impl std::error::Error for EvalError {}
 pub(crate) enum Route {
     /// The general dispatch: every other instruction.
     General,
-    /// `add`, `sub`, `mul`, `fma`/`mad` `.f32` with a rounding direction (spelled or not),
-    /// `.ftz` or not, and no result modifier (`.sat`).
-    F32Add,
-    F32Sub,
-    F32Mul,
-    F32Fma,
-    /// The `.approx` and `.full` `.f32` instructions, lowered as ptxas lowers them.
+    /// `add`, `sub`, `mul`, `fma`/`mad` `.f32` with no result modifier (`.sat`), `.ftz` or not:
+    /// one route per operation and rounding direction (spelled or not), so that the call is
+    /// one jump to a definition specialised to its direction.
+    F32AddRn,
+    F32AddRz,
+    F32AddRm,
+    F32AddRp,
+    F32SubRn,
+    F32SubRz,
+    F32SubRm,
+    F32SubRp,
+    F32MulRn,
+    F32MulRz,
+    F32MulRm,
+    F32MulRp,
+    F32FmaRn,
+    F32FmaRz,
+    F32FmaRm,
+    F32FmaRp,
+    /// `rcp`, `rsqrt`, `lg2` and `ex2` `.approx.ftz.f32` and `tanh.approx.f32`: one MUFU
+    /// instruction each (EX2 after RRO on the targets that have it), called without the
+    /// dispatch on the opcode.
+    F32RcpApproxFtz,
+    F32RsqrtApproxFtz,
+    F32Lg2ApproxFtz,
+    F32Ex2ApproxFtz,
+    F32TanhApprox,
+    /// The other `.approx` and `.full` `.f32` instructions, lowered as ptxas lowers them.
     F32Approx,
 }
 
@@ -69,13 +91,25 @@ impl Route {
         }
         let m = i.mods;
         let plain = !(m.sat || m.relu || m.oob);
+        let by_rounding = |[rn, rz, rm, rp]: [Route; 4]| match i.rounding() {
+            Rounding::Rn => rn,
+            Rounding::Rz => rz,
+            Rounding::Rm => rm,
+            Rounding::Rp => rp,
+        };
+        use Route::*;
         match (i.opcode, i.mode) {
-            (_, Mode::Approx | Mode::Full) => Route::F32Approx,
-            (Opcode::Add, _) if plain => Route::F32Add,
-            (Opcode::Sub, _) if plain => Route::F32Sub,
-            (Opcode::Mul, _) if plain => Route::F32Mul,
-            (Opcode::Fma | Opcode::Mad, _) if plain => Route::F32Fma,
-            _ => Route::General,
+            (Opcode::Rcp, Mode::Approx) if m.ftz => F32RcpApproxFtz,
+            (Opcode::Rsqrt, Mode::Approx) if m.ftz => F32RsqrtApproxFtz,
+            (Opcode::Lg2, Mode::Approx) if m.ftz => F32Lg2ApproxFtz,
+            (Opcode::Ex2, Mode::Approx) if m.ftz => F32Ex2ApproxFtz,
+            (Opcode::Tanh, Mode::Approx) => F32TanhApprox,
+            (_, Mode::Approx | Mode::Full) => F32Approx,
+            (Opcode::Add, _) if plain => by_rounding([F32AddRn, F32AddRz, F32AddRm, F32AddRp]),
+            (Opcode::Sub, _) if plain => by_rounding([F32SubRn, F32SubRz, F32SubRm, F32SubRp]),
+            (Opcode::Mul, _) if plain => by_rounding([F32MulRn, F32MulRz, F32MulRm, F32MulRp]),
+            (Opcode::Fma | Opcode::Mad, _) if plain => by_rounding([F32FmaRn, F32FmaRz, F32FmaRm, F32FmaRp]),
+            _ => General,
         }
     }
 }
@@ -84,48 +118,24 @@ impl Route {
 // dispatch without a stack frame, and with one copy per rounding direction, in which the
 // direction is a constant.
 
-/// `$body` with `$r` bound to the constant direction equal to `$rnd`.
-macro_rules! per_rounding {
-    ($rnd:expr, $r:ident => $body:expr) => {
-        match $rnd {
-            Rounding::Rn => {
-                const $r: Rounding = Rounding::Rn;
-                $body
-            }
-            Rounding::Rz => {
-                const $r: Rounding = Rounding::Rz;
-                $body
-            }
-            Rounding::Rm => {
-                const $r: Rounding = Rounding::Rm;
-                $body
-            }
-            Rounding::Rp => {
-                const $r: Rounding = Rounding::Rp;
-                $body
-            }
-        }
-    };
+#[inline(never)]
+fn f32_add<R: Dir>(a: u64, b: u64, ftz: bool) -> u64 {
+    add::add(Format::F32, a, b, R::R, ftz)
 }
 
 #[inline(never)]
-fn f32_add(a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
-    per_rounding!(rnd, R => add::add(Format::F32, a, b, R, ftz))
+fn f32_sub<R: Dir>(a: u64, b: u64, ftz: bool) -> u64 {
+    add::sub(Format::F32, a, b, R::R, ftz)
 }
 
 #[inline(never)]
-fn f32_sub(a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
-    per_rounding!(rnd, R => add::sub(Format::F32, a, b, R, ftz))
+fn f32_mul<R: Dir>(a: u64, b: u64, ftz: bool) -> u64 {
+    mul::mul(Format::F32, a, b, R::R, ftz)
 }
 
 #[inline(never)]
-fn f32_mul(a: u64, b: u64, rnd: Rounding, ftz: bool) -> u64 {
-    per_rounding!(rnd, R => mul::mul(Format::F32, a, b, R, ftz))
-}
-
-#[inline(never)]
-fn f32_fma(a: u64, b: u64, c: u64, rnd: Rounding, ftz: bool) -> u64 {
-    per_rounding!(rnd, R => fma::fma(Format::F32, a, b, c, R, ftz))
+fn f32_fma<R: Dir>(a: u64, b: u64, c: u64, ftz: bool) -> u64 {
+    fma::fma(Format::F32, a, b, c, R::R, ftz)
 }
 
 #[inline(never)]
@@ -220,12 +230,29 @@ impl Instr {
     /// Evaluate operands already known to be legal in count and width.
     #[inline(always)]
     pub fn eval_unchecked(&self, target: Target, x: &[u64]) -> u64 {
-        let (rnd, ftz) = (self.rounding(), self.mods.ftz);
+        let ftz = self.mods.ftz;
         match self.route {
-            Route::F32Add => f32_add(x[0], x[1], rnd, ftz),
-            Route::F32Sub => f32_sub(x[0], x[1], rnd, ftz),
-            Route::F32Mul => f32_mul(x[0], x[1], rnd, ftz),
-            Route::F32Fma => f32_fma(x[0], x[1], x[2], rnd, ftz),
+            Route::F32AddRn => f32_add::<Rn>(x[0], x[1], ftz),
+            Route::F32AddRz => f32_add::<Rz>(x[0], x[1], ftz),
+            Route::F32AddRm => f32_add::<Rm>(x[0], x[1], ftz),
+            Route::F32AddRp => f32_add::<Rp>(x[0], x[1], ftz),
+            Route::F32SubRn => f32_sub::<Rn>(x[0], x[1], ftz),
+            Route::F32SubRz => f32_sub::<Rz>(x[0], x[1], ftz),
+            Route::F32SubRm => f32_sub::<Rm>(x[0], x[1], ftz),
+            Route::F32SubRp => f32_sub::<Rp>(x[0], x[1], ftz),
+            Route::F32MulRn => f32_mul::<Rn>(x[0], x[1], ftz),
+            Route::F32MulRz => f32_mul::<Rz>(x[0], x[1], ftz),
+            Route::F32MulRm => f32_mul::<Rm>(x[0], x[1], ftz),
+            Route::F32MulRp => f32_mul::<Rp>(x[0], x[1], ftz),
+            Route::F32FmaRn => f32_fma::<Rn>(x[0], x[1], x[2], ftz),
+            Route::F32FmaRz => f32_fma::<Rz>(x[0], x[1], x[2], ftz),
+            Route::F32FmaRm => f32_fma::<Rm>(x[0], x[1], x[2], ftz),
+            Route::F32FmaRp => f32_fma::<Rp>(x[0], x[1], x[2], ftz),
+            Route::F32RcpApproxFtz => u64::from(mufu::rcp(x[0] as u32)),
+            Route::F32RsqrtApproxFtz => u64::from(mufu::rsq(x[0] as u32)),
+            Route::F32Lg2ApproxFtz => u64::from(mufu::lg2(x[0] as u32)),
+            Route::F32Ex2ApproxFtz => u64::from(lower::mufu_ex2_of_float(x[0] as u32, target)),
+            Route::F32TanhApprox => u64::from(mufu::tanh::tanh(x[0] as u32)),
             Route::F32Approx => {
                 let (a, b) = (x[0] as u32, x.get(1).map_or(0, |&b| b as u32));
                 f32_approx(self.opcode, self.mode == Mode::Full, ftz, a, b, target) as u64

@@ -147,7 +147,7 @@ fn mufu_sqrt(x: u32, target: Target) -> u32 {
 }
 
 /// `ex2.approx.ftz.f32`: RRO.EX2 then MUFU.EX2 on sm_5x/6x, MUFU.EX2 of the float on sm_70+.
-fn mufu_ex2_of_float(x: u32, target: Target) -> u32 {
+pub(crate) fn mufu_ex2_of_float(x: u32, target: Target) -> u32 {
     if target.has_rro() {
         mufu::ex2::ex2_fixed(mufu::rro::rro_ex2(x))
     } else {

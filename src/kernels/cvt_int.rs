@@ -41,6 +41,11 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
             return Some(Kernel::Bytes(kernel));
         }
     }
+    if side == IntSide::Source {
+        if let Some(kernel) = representable::select::<L>(int, instr.format()) {
+            return Some(Kernel::Bytes(kernel));
+        }
+    }
     by_widths::<L>(side, src, dst).map(Kernel::Bytes)
 }
 
@@ -444,5 +449,140 @@ mod float_lanes {
             let (lo, hi) = unsafe { (_mm256_cvttps_epi32(lo.into()), _mm256_cvttps_epi32(hi.into())) };
             u32x16::new(join(u32x8::from(lo).to_array(), u32x8::from(hi).to_array()))
         }
+    }
+}
+
+/// `cvt.{rn,rz,rm,rp}{.sat}.float.int` where the float format holds every integer of the
+/// source type exactly (8-bit integers to every format, 16-bit to f32 and f64, 32-bit to f64):
+/// the direction then changes nothing, and the result is the integer's own value, as
+/// [`crate::ops::cvt_int::int_to_float`] gives it (zero is +0), `.sat` clamping it to
+/// [+0, 1] ([`crate::round::saturate`]). Computed in f64 lanes, where every step is exact:
+/// the word extended to a 32-bit integer and converted (CVTDQ2PD; unsigned 32-bit words offset
+/// by 2^31 first and back after), clamped under `.sat`, then narrowed to the format by
+/// rounding to f32 (exact) and moving the fields.
+mod representable {
+    use super::{BytesKernel, Isa};
+    use crate::batch::Word;
+    use crate::format::Format;
+    use crate::kernels::lanes::{each, map_to};
+    use crate::ops::cvt_int::IntType;
+    use crate::ptx::Instr;
+
+    /// Elements a group.
+    const N: usize = 16;
+
+    /// The kernel from `from` to `to`, if `to` holds every integer of `from`.
+    pub(super) fn select<L: Isa>(from: IntType, to: Format) -> Option<BytesKernel> {
+        if from.bits() > to.precision() {
+            return None;
+        }
+        macro_rules! sources {
+            ($dest:ty) => {
+                match (from.bits(), from.is_signed()) {
+                    (8, true) => kernel::<L, u8, $dest, true>,
+                    (8, false) => kernel::<L, u8, $dest, false>,
+                    (16, true) => kernel::<L, u16, $dest, true>,
+                    (16, false) => kernel::<L, u16, $dest, false>,
+                    (32, true) => kernel::<L, u32, $dest, true>,
+                    _ => kernel::<L, u32, $dest, false>,
+                }
+            };
+        }
+        Some(match to {
+            Format::F16 => sources!(ToF16),
+            Format::BF16 => sources!(ToBf16),
+            Format::F32 => sources!(ToF32),
+            Format::F64 => sources!(ToF64),
+        })
+    }
+
+    /// A destination format: its word, and the encoding of an integral f64 value it holds.
+    trait Dest {
+        type Word: Word + Default;
+        fn encode(v: f64) -> Self::Word;
+    }
+
+    struct ToF16;
+    struct ToBf16;
+    struct ToF32;
+    struct ToF64;
+
+    impl Dest for ToF16 {
+        type Word = u16;
+        /// f32's fields moved into f16's: the exponent rebiased (127 → 15), the fraction's
+        /// low 13 bits (zero for these values) dropped.
+        #[inline(always)]
+        fn encode(v: f64) -> u16 {
+            let b = (v as f32).to_bits();
+            let magnitude = b & 0x7FFF_FFFF;
+            let rebiased = (magnitude >> 13).wrapping_sub((127 - 15) << 10);
+            let magnitude = if magnitude == 0 { 0 } else { rebiased };
+            (b >> 16 & 0x8000 | magnitude) as u16
+        }
+    }
+
+    impl Dest for ToBf16 {
+        type Word = u16;
+        /// bf16 is f32's upper half (the lower is zero for these values).
+        #[inline(always)]
+        fn encode(v: f64) -> u16 {
+            ((v as f32).to_bits() >> 16) as u16
+        }
+    }
+
+    impl Dest for ToF32 {
+        type Word = u32;
+        #[inline(always)]
+        fn encode(v: f64) -> u32 {
+            (v as f32).to_bits()
+        }
+    }
+
+    impl Dest for ToF64 {
+        type Word = u64;
+        #[inline(always)]
+        fn encode(v: f64) -> u64 {
+            v.to_bits()
+        }
+    }
+
+    /// The integer the word `w` of `S::BITS` bits stands for, as an f64 (exact).
+    #[inline(always)]
+    fn value<S: Word, const SIGNED: bool>(w: S) -> f64 {
+        let unused = 32 - S::BITS;
+        let word = w.to_u64() as u32;
+        if SIGNED {
+            f64::from(((word << unused) as i32) >> unused)
+        } else if S::BITS < 32 {
+            f64::from(word as i32)
+        } else {
+            f64::from((word ^ 1 << 31) as i32) + 2f64.powi(31)
+        }
+    }
+
+    fn kernel<L: Isa, S: Word + Default, D: Dest, const SIGNED: bool>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+        let sat = instr.modifiers().sat;
+        map_to::<L, S, D::Word, N, 1>(
+            &[bytemuck::cast_slice(srcs[0])],
+            bytemuck::cast_slice_mut(dst),
+            #[inline(always)]
+            |[a]| {
+                let v = each(a, value::<S, SIGNED>);
+                let v = if sat {
+                    each(v, |x| {
+                        if x < 0.0 {
+                            0.0
+                        } else if x > 1.0 {
+                            1.0
+                        } else {
+                            x
+                        }
+                    })
+                } else {
+                    v
+                };
+                each(v, D::encode)
+            },
+        );
     }
 }

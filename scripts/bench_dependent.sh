@@ -2,11 +2,14 @@
 # Is a crate that depends on ptxfp, built with cargo's defaults, as fast as a build for this
 # processor? Builds scripts/bench-dependent (default release profile) twice — no RUSTFLAGS,
 # and RUSTFLAGS="-C target-cpu=native" — runs both twice, alternating, on every catalog
-# spelling (one thread, 2^20 elements unless an element count is given), and prints each
-# spelling's best rate per build and their ratio, then the spellings below 0.9 and a summary.
+# spelling (one thread, 2^20 elements unless an element count is given; with patterns after
+# it, only the spellings that contain one of them: the whole catalog takes over an hour), and
+# prints each spelling's best rate per build and their ratio, then a summary.
+# Usage: scripts/bench_dependent.sh [ELEMENTS [PATTERN…]]
 set -eu
 cd "$(dirname "$0")/.."
 len=${1:-1048576}
+[ $# -gt 0 ] && shift
 manifest=scripts/bench-dependent/Cargo.toml
 out=target/bench-dependent
 mkdir -p "$out"
@@ -14,7 +17,7 @@ env -u RUSTFLAGS cargo build --release --quiet --manifest-path "$manifest" --tar
 RUSTFLAGS="-C target-cpu=native" cargo build --release --quiet --manifest-path "$manifest" --target-dir "$out/native"
 for round in 1 2; do
     for build in default native; do
-        "$out/$build/release/ptxfp-bench-dependent" "$len" > "$out/$build.$round.tsv"
+        "$out/$build/release/ptxfp-bench-dependent" "$len" "$@" > "$out/$build.$round.tsv"
     done
 done
 grep -m1 'model name' /proc/cpuinfo | sed 's/.*: /cpu: /'

@@ -1,6 +1,7 @@
 //! `ptxfp::bench::measure` on one thread for every catalog spelling (on sm_90, or on the
 //! lowest target that has it), printed as `spelling<TAB>elements/s<TAB>batch path`.
-//! Usage: ptxfp-bench-dependent [elements per buffer, default 2^20].
+//! Usage: ptxfp-bench-dependent [elements per buffer, default 2^20] [PATTERN…]: with patterns,
+//! only the spellings that contain one of them.
 
 use std::collections::HashSet;
 
@@ -15,10 +16,12 @@ fn main() {
             std::process::exit(2);
         }),
     };
+    let patterns: Vec<String> = std::env::args().skip(2).collect();
     let mut seen = HashSet::new();
     for entry in catalog::entries() {
         let spelling = entry.instr.to_string();
-        if !seen.insert(spelling.clone()) {
+        let wanted = patterns.is_empty() || patterns.iter().any(|p| spelling.contains(p.as_str()));
+        if !wanted || !seen.insert(spelling.clone()) {
             continue;
         }
         let target = if Target::DEFAULT.check(&entry.instr).is_ok() {

@@ -568,19 +568,7 @@ mod representable {
             #[inline(always)]
             |[a]| {
                 let v = each(a, value::<S, SIGNED>);
-                let v = if sat {
-                    each(v, |x| {
-                        if x < 0.0 {
-                            0.0
-                        } else if x > 1.0 {
-                            1.0
-                        } else {
-                            x
-                        }
-                    })
-                } else {
-                    v
-                };
+                let v = if sat { each(v, |x| x.clamp(0.0, 1.0)) } else { v };
                 each(v, D::encode)
             },
         );

@@ -15,12 +15,10 @@
 //! assert_eq!(f32::from_bits(d[0]), 1.0);
 //! ```
 
-use std::fmt;
-
 use rayon::prelude::*;
 
 use crate::kernels::{self, SimdLevel, SimdLevelError};
-use crate::ptx::{Instr, Target};
+use crate::ptx::{alternatives, Instr, Target, TargetError};
 
 /// A machine word holding one operand: `u8` (u8, s8), `u16` (f16, bf16, u16, s16), `u32` (f32,
 /// f16x2, bf16x2, u32, s32) or `u64` (f64, f32x2, u64, s64). Typed buffers (`f32`, `f64`,
@@ -78,42 +76,27 @@ pub fn with_words<F: WordsFn>(src_bits: u32, dst_bits: u32, f: F) -> Option<F::O
 }
 
 /// Why buffers could not be evaluated.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BatchError {
     /// The number of source buffers is not an operand count of the instruction.
+    #[error("{instr} takes {} operand buffer(s), got {got}", alternatives(.legal))]
     Arity { instr: String, legal: Vec<usize>, got: usize },
     /// A source buffer's length differs from the destination's.
+    #[error(
+        "operand {} of {instr} has {len} elements but the destination has {expected}; all buffers must have the same length",
+        .operand + 1
+    )]
     Length { instr: String, operand: usize, len: usize, expected: usize },
     /// The word type of a buffer does not match the width of its operand type.
+    #[error("{what} of {instr} is a {bits}-bit buffer; it must hold {expected}-bit words")]
     Width { instr: String, what: String, bits: u32, expected: u32 },
     /// The target lacks the instruction.
-    Target(String),
+    #[error(transparent)]
+    Target(#[from] TargetError),
     /// The processor cannot run the requested SIMD level.
-    SimdLevel(SimdLevelError),
+    #[error(transparent)]
+    SimdLevel(#[from] SimdLevelError),
 }
-
-impl fmt::Display for BatchError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BatchError::Arity { instr, legal, got } => {
-                let legal: Vec<String> = legal.iter().map(|n| n.to_string()).collect();
-                write!(f, "{instr} takes {} operand buffer(s), got {got}", legal.join(" or "))
-            }
-            BatchError::Length { instr, operand, len, expected } => write!(
-                f,
-                "operand {} of {instr} has {len} elements but the destination has {expected}; all buffers must have the same length",
-                operand + 1
-            ),
-            BatchError::Width { instr, what, bits, expected } => {
-                write!(f, "{what} of {instr} is a {bits}-bit buffer; it must hold {expected}-bit words")
-            }
-            BatchError::Target(message) => f.write_str(message),
-            BatchError::SimdLevel(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for BatchError {}
 
 /// How batch evaluation computes an instruction ([`Instr::batch_path`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use crate::batch::Word;
 use crate::format::Format;
-use crate::ptx::{Instr, MufuFn, Opcode, Target, Type};
+use crate::ptx::{alternatives, Instr, MufuFn, Opcode, Target, Type};
 use crate::quote::Quoted;
 
 /// Elements evaluated per block: every input and the output hold one block in memory
@@ -928,13 +928,13 @@ fn run_in_blocks(
     block: usize,
     stop: &AtomicBool,
 ) -> Result<u64, Error> {
-    target.check(instr).map_err(Error::Instr)?;
+    target.check(instr).map_err(|e| Error::Instr(e.to_string()))?;
     if !instr.takes(inputs.len()) {
-        let legal: Vec<String> = instr.operand_counts().iter().map(|n| n.to_string()).collect();
-        let files = if legal == ["1"] { "file" } else { "files" };
+        let legal = instr.operand_counts();
+        let files = if legal == [1] { "file" } else { "files" };
         return Err(Error::Instr(format!(
             "{instr} takes {} input {files}, one per source operand; got {}",
-            legal.join(" or "),
+            alternatives(&legal),
             inputs.len()
         )));
     }

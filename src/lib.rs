@@ -32,7 +32,8 @@ pub use kernels::{SimdLevel, SimdLevelError, SIMD_LEVEL_VARIABLE};
 pub use ops::cvt_int::IntType;
 pub use prepared::Prepared;
 pub use ptx::{
-    Element, EvalError, Evidence, Instr, IntSide, Mode, Modifiers, Opcode, ParseError, ParseErrorKind, Target, Type,
+    Element, EvalError, Evidence, Instr, IntSide, Mode, Modifiers, Opcode, ParseError, ParseErrorKind, Target,
+    TargetError, Type,
 };
 pub use round::Rounding;
 

@@ -35,7 +35,7 @@ impl Prepared {
     /// Fails if `target` lacks the instruction ([`EvalError::Target`], naming the lowest
     /// architecture that has it).
     pub fn new(instr: Instr, target: Target) -> Result<Prepared, EvalError> {
-        target.check(&instr).map_err(|message| EvalError::Target { message })?;
+        target.check(&instr)?;
         Ok(Prepared { instr, target, kernel: kernels::select(&instr, target) })
     }
 
@@ -53,8 +53,7 @@ impl Prepared {
     #[inline]
     pub fn eval(&self, operands: &[u64]) -> Result<u64, EvalError> {
         self.instr.check_operands(operands)?;
-        let count = self.target.check_operand_count(&self.instr, operands.len());
-        count.map_err(|message| EvalError::Target { message })?;
+        self.target.check_operand_count(&self.instr, operands.len())?;
         Ok(self.instr.eval_unchecked(self.target, operands))
     }
 

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use ptxfp::ptx::catalog::entries;
-use ptxfp::{EvalError, Instr, Target};
+use ptxfp::{EvalError, Instr, Target, TargetError};
 
 fn instr(spelling: &str) -> Instr {
     spelling.parse().unwrap_or_else(|e| panic!("{e}"))
@@ -27,24 +27,27 @@ fn eval_on_error(spelling: &str, target: Target, operands: &[u64]) -> String {
 fn a_target_below_the_lowest_architecture_is_rejected() {
     let tanh = instr("tanh.approx.f32");
     assert_eq!(tanh.min_sm(), 75);
-    let want = "tanh.approx.f32 requires sm_75 or newer; the target is sm_72 (choose it with --arch)";
-    assert_eq!(sm(72).check(&tanh), Err(want.to_string()));
-    assert_eq!(tanh.eval_on(sm(72), &[0x3F80_0000]), Err(EvalError::Target { message: want.to_string() }));
+    let want = "tanh.approx.f32 requires sm_75 or newer; the target is sm_72";
+    let too_old = TargetError::TooOld { instr: tanh, lowest_sm: 75, target: sm(72) };
+    assert!(too_old.wants_newer_target());
+    assert_eq!(too_old.to_string(), want);
+    assert_eq!(sm(72).check(&tanh), Err(too_old.clone()));
+    assert_eq!(tanh.eval_on(sm(72), &[0x3F80_0000]), Err(EvalError::Target(too_old)));
     assert!(tanh.eval_on(sm(75), &[0x3F80_0000]).is_ok());
     // The target is checked before the operands.
     assert_eq!(eval_on_error("tanh.approx.f32", sm(72), &[1, 2]), want);
     assert_eq!(
         eval_on_error("add.rn.bf16", sm(89), &[0, 0]),
-        "add.rn.bf16 requires sm_90 or newer; the target is sm_89 (choose it with --arch)"
+        "add.rn.bf16 requires sm_90 or newer; the target is sm_89"
     );
     assert_eq!(
         eval_on_error("fma.rn.f32x2", sm(90), &[0, 0, 0]),
-        "fma.rn.f32x2 requires sm_100 or newer; the target is sm_90 (choose it with --arch)"
+        "fma.rn.f32x2 requires sm_100 or newer; the target is sm_90"
     );
     // Batch evaluation reports the same message.
     let mut out = [0u32; 1];
     let err = tanh.eval_batch(sm(70), &[&[0x3F80_0000u32][..]], &mut out).unwrap_err();
-    assert_eq!(err.to_string(), "tanh.approx.f32 requires sm_75 or newer; the target is sm_70 (choose it with --arch)");
+    assert_eq!(err.to_string(), "tanh.approx.f32 requires sm_75 or newer; the target is sm_70");
 }
 
 #[test]
@@ -53,6 +56,9 @@ fn rro_exists_only_before_sm_70() {
         eval_on_error("RRO.EX2", sm(70), &[0x3F80_0000]),
         "RRO.EX2 exists only on sm_50 to sm_62; the target is sm_70"
     );
+    let removed = TargetError::RroRemoved { instr: instr("RRO.EX2"), target: sm(70) };
+    assert_eq!(sm(70).check(&instr("RRO.EX2")), Err(removed.clone()));
+    assert!(!removed.wants_newer_target());
     assert_eq!(instr("RRO.EX2").eval_on(sm(62), &[0x3F80_0000]), Ok(0x0080_0000));
 }
 
@@ -67,7 +73,11 @@ fn the_lowest_architecture_spans_every_operand_count() {
     assert_eq!(min.eval_on(sm(100), &[0x3F80_0000, 0x4000_0000, 0]), Ok(0));
     assert_eq!(
         eval_on_error("min.f32", sm(90), &[0x3F80_0000, 0x4000_0000, 0]),
-        "min.f32 with 3 operands requires sm_100 or newer; the target is sm_90 (choose it with --arch)"
+        "min.f32 with 3 operands requires sm_100 or newer; the target is sm_90"
+    );
+    assert_eq!(
+        sm(90).check_with(&min, 3),
+        Err(TargetError::TooOldForOperands { instr: min, operands: 3, lowest_sm: 100, target: sm(90) })
     );
     // Every catalog entry's instruction carries its spelling's lowest architecture, which is
     // what parsing the spelling gives; it is the parsed instruction.
@@ -127,4 +137,14 @@ fn an_operand_wider_than_its_type_is_rejected() {
     );
     // A 64-bit operand type admits every word.
     assert!(instr("mul.rn.f32x2").eval_on(sm(100), &[u64::MAX, u64::MAX]).is_ok());
+}
+
+#[test]
+fn an_unknown_architecture_is_a_typed_error() {
+    assert_eq!(Target::new(20), Err(TargetError::Unknown { sm: 20 }));
+    assert_eq!("sm_20".parse::<Target>(), Err(TargetError::Unknown { sm: 20 }));
+    assert_eq!("gfx90a".parse::<Target>(), Err(TargetError::Unparsable { text: "gfx90a".to_string() }));
+    let message = Target::new(20).unwrap_err().to_string();
+    assert!(message.starts_with("unknown architecture sm_20; known: sm_50 sm_52 "), "{message}");
+    assert_eq!("sm_90a".parse::<Target>(), Ok(Target::DEFAULT));
 }

@@ -168,6 +168,25 @@ fn a_bad_stdin_line_names_its_number() {
 }
 
 #[test]
+fn a_target_that_lacks_the_instruction_says_how_to_choose_another() {
+    let hint = "tanh.approx.f32 requires sm_75 or newer; the target is sm_70 (choose it with --arch)";
+    for args in [
+        &["eval", "--arch", "sm_70", "tanh.approx.f32", "1"][..],
+        &["sweep", "--arch", "sm_70", "tanh.approx.f32", "--range", "1..2"][..],
+        &["bench", "--arch", "sm_70", "--size", "16", "tanh.approx.f32"][..],
+    ] {
+        let o = ptxfp(args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(stderr(&o).contains(hint), "{args:?}: {}", stderr(&o));
+    }
+    // No newer --arch mends RRO on sm_70, and the message does not suggest one.
+    let o = ptxfp(&["eval", "--arch", "sm_70", "RRO.EX2", "1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("RRO.EX2 exists only on sm_50 to sm_62; the target is sm_70"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("--arch"), "{}", stderr(&o));
+}
+
+#[test]
 fn ops_lists_the_catalog() {
     let o = ptxfp(&["ops"]);
     assert!(o.status.success());

@@ -183,7 +183,7 @@ pub fn write_kit(request: &Request, dir: &Path) -> Result<Manifest, Error> {
                 "{instr} is a SASS operation: capture the PTX spellings that lower to it (see `ptxfp ops`)"
             )));
         }
-        request.target.check(&instr).map_err(Error::Request)?;
+        request.target.check(&instr).map_err(|e| Error::Request(e.to_string()))?;
         let sources = instr.operand_counts()[0];
         plans.push(Plan::standard(instr, sources, request.range.as_deref(), request.random, request.seed)?);
     }

@@ -1,11 +1,9 @@
 //! Evaluation: an [`Instr`] applied to operand bit patterns, lane by lane for packed types,
 //! through the scalar definitions of [`crate::ops`].
 
-use std::fmt;
-
 use super::instr::{Element, Instr, Mode, Opcode, Type};
 use super::lower;
-use super::target::Target;
+use super::target::{Target, TargetError};
 use crate::format::Format;
 use crate::mufu;
 use crate::ops::minmax::{minmax, Extreme, MinMaxModifiers};
@@ -13,36 +11,23 @@ use crate::ops::{add, cvt, cvt_int, div, fma, mul, sign, sqrt, testp};
 use crate::round::{relu, saturate, Dir, Rm, Rn, Rounding, Rp, Rz};
 
 /// Why operands could not be evaluated.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EvalError {
     /// The number of operands is not one the instruction takes.
+    #[error("{instr} takes {} operand(s), got {got}", alternatives(.legal))]
     OperandCount { instr: String, legal: Vec<usize>, got: usize },
     /// An operand has bits set above the width of its type.
+    #[error("operand {} of {instr} is {value:#x}, wider than its type .{} ({} bits)", .index + 1, .ty.name(), .ty.bits())]
     OperandTooWide { instr: String, index: usize, value: u64, ty: Type },
     /// The target architecture does not have the instruction.
-    Target { message: String },
+    #[error(transparent)]
+    Target(#[from] TargetError),
 }
 
-impl fmt::Display for EvalError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EvalError::OperandCount { instr, legal, got } => {
-                let legal: Vec<String> = legal.iter().map(|n| n.to_string()).collect();
-                write!(f, "{instr} takes {} operand(s), got {got}", legal.join(" or "))
-            }
-            EvalError::OperandTooWide { instr, index, value, ty } => write!(
-                f,
-                "operand {} of {instr} is {value:#x}, wider than its type .{} ({} bits)",
-                index + 1,
-                ty.name(),
-                ty.bits()
-            ),
-            EvalError::Target { message } => f.write_str(message),
-        }
-    }
+/// Operand counts as a message lists them: "2 or 3".
+pub(crate) fn alternatives(counts: &[usize]) -> String {
+    counts.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(" or ")
 }
-
-impl std::error::Error for EvalError {}
 
 /// What [`Instr::eval_unchecked`] runs, resolved once when the instruction is built, so that
 /// the frequent scalar f32 instructions skip the general dispatch on format, opcode, precision
@@ -174,12 +159,11 @@ impl Instr {
     #[cold]
     #[inline(never)]
     fn refusal(&self, target: Target, operands: &[u64]) -> EvalError {
-        let target_error = |message| EvalError::Target { message };
         let checks = target
             .check(self)
-            .map_err(target_error)
+            .map_err(EvalError::Target)
             .and_then(|()| self.check_operands(operands))
-            .and_then(|()| target.check_operand_count(self, operands.len()).map_err(target_error));
+            .and_then(|()| target.check_operand_count(self, operands.len()).map_err(EvalError::Target));
         checks.expect_err("eval_on refuses only operands that fail a check")
     }
 
@@ -405,11 +389,9 @@ mod tests {
                         }
                         let checks = target
                             .check(&instr)
-                            .map_err(|message| EvalError::Target { message })
+                            .map_err(EvalError::Target)
                             .and_then(|()| instr.check_operands(&operands))
-                            .and_then(|()| {
-                                target.check_operand_count(&instr, n).map_err(|message| EvalError::Target { message })
-                            });
+                            .and_then(|()| target.check_operand_count(&instr, n).map_err(EvalError::Target));
                         let got = instr.eval_on(target, &operands);
                         match checks {
                             Ok(()) => {

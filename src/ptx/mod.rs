@@ -7,7 +7,8 @@ mod lower;
 mod parse;
 mod target;
 
+pub(crate) use eval::alternatives;
 pub use eval::EvalError;
 pub use instr::{Element, Evidence, Instr, IntSide, Mode, Modifiers, MufuFn, Opcode, RroMode, Type};
 pub use parse::{ParseError, ParseErrorKind};
-pub use target::{Target, KNOWN_SM};
+pub use target::{Target, TargetError, KNOWN_SM};

@@ -21,11 +21,11 @@ impl Target {
     pub const DEFAULT: Target = Target { sm: 90 };
 
     /// A known architecture.
-    pub fn new(sm: u32) -> Result<Target, String> {
+    pub fn new(sm: u32) -> Result<Target, TargetError> {
         if KNOWN_SM.contains(&sm) {
             Ok(Target { sm })
         } else {
-            Err(format!("unknown architecture sm_{sm}; known: {}", known_list()))
+            Err(TargetError::Unknown { sm })
         }
     }
 
@@ -51,7 +51,7 @@ impl Target {
     /// what the instruction carries: nothing is looked up, and nothing is allocated unless it
     /// fails.
     #[inline]
-    pub fn check(self, instr: &Instr) -> Result<(), String> {
+    pub fn check(self, instr: &Instr) -> Result<(), TargetError> {
         if self.sm < instr.min_sm() || (matches!(instr.opcode(), Opcode::Rro(_)) && !self.has_rro()) {
             return Err(self.lacks(instr));
         }
@@ -61,37 +61,59 @@ impl Target {
     /// Whether the target has `instr` with `n` source operands, which it takes: three-input
     /// `min`/`max` need a newer target than the two-input forms. [`Target::check`] has passed.
     #[inline]
-    pub fn check_operand_count(self, instr: &Instr, n: usize) -> Result<(), String> {
-        let min_sm = instr.min_sm_with(n);
-        if self.sm < min_sm {
-            return Err(self.lacks_with(instr, n, min_sm));
+    pub fn check_operand_count(self, instr: &Instr, n: usize) -> Result<(), TargetError> {
+        let lowest_sm = instr.min_sm_with(n);
+        if self.sm < lowest_sm {
+            return Err(TargetError::TooOldForOperands { instr: *instr, operands: n, lowest_sm, target: self });
         }
         Ok(())
     }
 
     /// [`Target::check`] and then [`Target::check_operand_count`]: whether the target has
     /// `instr` with `n` source operands.
-    pub fn check_with(self, instr: &Instr, n: usize) -> Result<(), String> {
+    pub fn check_with(self, instr: &Instr, n: usize) -> Result<(), TargetError> {
         self.check(instr)?;
         self.check_operand_count(instr, n)
     }
 
+    /// The error of a failed [`Target::check`].
     #[cold]
     #[inline(never)]
-    fn lacks_with(self, instr: &Instr, n: usize, min_sm: u32) -> String {
-        format!("{instr} with {n} operands requires sm_{min_sm} or newer; the target is {self} (choose it with --arch)")
-    }
-
-    /// The message of a failed [`Target::check`].
-    #[cold]
-    #[inline(never)]
-    fn lacks(self, instr: &Instr) -> String {
-        let min_sm = instr.min_sm();
-        if self.sm < min_sm {
-            format!("{instr} requires sm_{min_sm} or newer; the target is {self} (choose it with --arch)")
+    fn lacks(self, instr: &Instr) -> TargetError {
+        let lowest_sm = instr.min_sm();
+        if self.sm < lowest_sm {
+            TargetError::TooOld { instr: *instr, lowest_sm, target: self }
         } else {
-            format!("{instr} exists only on sm_50 to sm_62; the target is {self}")
+            TargetError::RroRemoved { instr: *instr, target: self }
         }
+    }
+}
+
+/// Why an architecture is not one ptxfp knows, or why a target does not run an instruction.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TargetError {
+    /// The text is not an architecture's spelling (`sm_XX`, `sm_XXa`, `compute_XX` or `XX`).
+    #[error("{} is not an architecture; write sm_XX, one of {}", Quoted(.text), known_list())]
+    Unparsable { text: String },
+    /// No architecture of [`KNOWN_SM`] has this number.
+    #[error("unknown architecture sm_{sm}; known: {}", known_list())]
+    Unknown { sm: u32 },
+    /// The instruction exists from `lowest_sm` on.
+    #[error("{instr} requires sm_{lowest_sm} or newer; the target is {target}")]
+    TooOld { instr: Instr, lowest_sm: u32, target: Target },
+    /// The instruction with this many source operands (three-input `min`/`max`) exists from
+    /// `lowest_sm` on.
+    #[error("{instr} with {operands} operands requires sm_{lowest_sm} or newer; the target is {target}")]
+    TooOldForOperands { instr: Instr, operands: usize, lowest_sm: u32, target: Target },
+    /// RRO exists only up to [`Target::LAST_RRO_SM`] (docs/semantics.md §1.2).
+    #[error("{instr} exists only on sm_50 to sm_62; the target is {target}")]
+    RroRemoved { instr: Instr, target: Target },
+}
+
+impl TargetError {
+    /// Whether a newer architecture has the instruction (the errors a `--arch` can mend).
+    pub fn wants_newer_target(&self) -> bool {
+        matches!(self, TargetError::TooOld { .. } | TargetError::TooOldForOperands { .. })
     }
 }
 
@@ -108,15 +130,13 @@ impl fmt::Display for Target {
 }
 
 impl FromStr for Target {
-    type Err = String;
+    type Err = TargetError;
 
     /// `sm_90`, `sm_90a`, `compute_90` or `90`.
-    fn from_str(s: &str) -> Result<Target, String> {
+    fn from_str(s: &str) -> Result<Target, TargetError> {
         let digits = s.trim_start_matches("sm_").trim_start_matches("compute_");
         let digits = digits.trim_end_matches(['a', 'f']);
-        let sm: u32 = digits
-            .parse()
-            .map_err(|_| format!("{} is not an architecture; write sm_XX, one of {}", Quoted(s), known_list()))?;
+        let sm: u32 = digits.parse().map_err(|_| TargetError::Unparsable { text: s.to_string() })?;
         Target::new(sm)
     }
 }

@@ -28,7 +28,7 @@ use crate::batch::Word;
 use crate::format::Format;
 use crate::kernels;
 use crate::kernels::level::{at_level, Isa};
-use crate::ptx::{Instr, Opcode, Target};
+use crate::ptx::{Instr, Opcode, Target, TargetError};
 use crate::quote::Quoted;
 use bound::Bound;
 pub use checkpoint::Checkpoint;
@@ -141,8 +141,8 @@ impl Sweep {
     /// `open_dump` false a dump reference is only named, not opened (enough to merge reports).
     pub fn new(spec: &Spec, shard: Shard, open_dump: bool) -> Result<Sweep, String> {
         let instr: Instr = spec.instr.parse().map_err(|e: crate::ptx::ParseError| e.to_string())?;
-        let target: Target = spec.arch.parse()?;
-        target.check(&instr)?;
+        let target: Target = spec.arch.parse().map_err(|e: TargetError| e.to_string())?;
+        target.check(&instr).map_err(|e| e.to_string())?;
         if matches!(instr.opcode(), Opcode::Cvt { .. } | Opcode::Testp(_)) || instr.ty().lanes() != 1 {
             return Err(format!(
                 "{instr}: sweep covers instructions whose operands and results are one scalar format (not cvt, testp or packed forms)"

@@ -89,7 +89,7 @@ impl Reference {
 
     /// Another instruction with the same operand and result types.
     pub fn instr(reference: Instr, instr: &Instr, target: Target) -> Result<Reference, String> {
-        target.check(&reference)?;
+        target.check(&reference).map_err(|e| e.to_string())?;
         if reference.source_type(0) != instr.source_type(0) || reference.result_bits() != instr.result_bits() {
             return Err(format!(
                 "the reference {reference} takes .{} operands and writes {}-bit results, but {instr} takes .{} and writes {}-bit results",

@@ -9,7 +9,7 @@ use clap::Args;
 use ptxfp::capture::compare::{self, Outcome};
 use ptxfp::capture::{self, Manifest, Request};
 use ptxfp::io::{Dtype, Writer};
-use ptxfp::{Instr, Target};
+use ptxfp::Instr;
 
 use crate::sweep_cmd::parse_count;
 use crate::{print_out, FAILED};
@@ -55,7 +55,7 @@ pub struct CompareArgs {
 }
 
 pub fn capture(args: CaptureArgs) -> Result<i32, String> {
-    let target: Target = args.arch.parse()?;
+    let target = crate::parse_target(&args.arch)?;
     let instrs =
         args.instrs.iter().map(|s| s.parse::<Instr>().map_err(|e| e.to_string())).collect::<Result<Vec<_>, _>>()?;
     let request = Request { target, instrs, all: args.all, range: args.range, random: args.random, seed: args.seed };
@@ -76,7 +76,7 @@ pub fn capture(args: CaptureArgs) -> Result<i32, String> {
 /// when none was run.
 pub fn compare(args: CompareArgs) -> Result<i32, String> {
     let manifest = Manifest::load(&args.dir).map_err(|e| e.to_string())?;
-    let target: Target = manifest.arch.parse()?;
+    let target = crate::parse_target(&manifest.arch)?;
     let mut outcomes = Vec::with_capacity(manifest.entries.len());
     for entry in &manifest.entries {
         let outcome = compare::compare_entry(&args.dir, target, entry, args.mismatches).map_err(|e| e.to_string())?;

@@ -14,7 +14,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 use ptxfp::operand::{format_result, parse_operand};
 use ptxfp::ptx::catalog;
 use ptxfp::quote::Quoted;
-use ptxfp::{Instr, Opcode, SimdLevel, Target, SIMD_LEVEL_VARIABLE};
+use ptxfp::{Instr, Opcode, SimdLevel, Target, TargetError, SIMD_LEVEL_VARIABLE};
 
 /// The exit status of a check that found a failure: a bound failed, results differ from
 /// `--ref` (`sweep`, `merge`) or from the GPU's (`compare`).
@@ -306,10 +306,27 @@ fn list_ops(filter: Option<&str>) -> Result<(), String> {
     out.flush().map_err(stdout_error)
 }
 
+/// `--arch`'s architecture.
+fn parse_target(arch: &str) -> Result<Target, String> {
+    arch.parse().map_err(|e: TargetError| e.to_string())
+}
+
+/// Whether `target` has `instr`, in the command line's words: where a newer architecture has
+/// it, the message says how to choose one.
+fn check_target(target: Target, instr: &Instr) -> Result<(), String> {
+    target.check(instr).map_err(|e| {
+        if e.wants_newer_target() {
+            format!("{e} (choose it with --arch)")
+        } else {
+            e.to_string()
+        }
+    })
+}
+
 fn eval(arch: &str, spelling: &str, operands: &[String]) -> Result<(), String> {
-    let target: Target = arch.parse()?;
+    let target = parse_target(arch)?;
     let instr: Instr = spelling.parse().map_err(|e: ptxfp::ParseError| e.to_string())?;
-    target.check(&instr)?;
+    check_target(target, &instr)?;
     if !operands.is_empty() {
         let line = eval_line(target, &instr, operands.iter().map(String::as_str))?;
         return print_out(format_args!("{line}\n"));
@@ -332,8 +349,9 @@ fn eval(arch: &str, spelling: &str, operands: &[String]) -> Result<(), String> {
 }
 
 fn run(arch: &str, spelling: &str, inputs: &[PathBuf], output: &Path) -> Result<i32, String> {
-    let target: Target = arch.parse()?;
+    let target = parse_target(arch)?;
     let instr: Instr = spelling.parse().map_err(|e: ptxfp::ParseError| e.to_string())?;
+    check_target(target, &instr)?;
     let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     // Ctrl-C and SIGTERM stop at the next block, removing the unfinished output.
     static STOP: AtomicBool = AtomicBool::new(false);
@@ -364,13 +382,13 @@ fn eval_line<'a>(target: Target, instr: &Instr, words: impl Iterator<Item = &'a 
 }
 
 fn bench(json: bool, sizes: Vec<usize>, arch: &str, spellings: &[String]) -> Result<(), String> {
-    let target: Target = arch.parse()?;
+    let target = parse_target(arch)?;
     let defaults: Vec<String> = ptxfp::bench::DEFAULT_INSTRS.iter().map(|s| s.to_string()).collect();
     let spellings = if spellings.is_empty() { &defaults[..] } else { spellings };
     let instrs: Vec<Instr> =
         spellings.iter().map(|s| s.parse::<Instr>().map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
     for i in &instrs {
-        target.check(i)?;
+        check_target(target, i)?;
     }
     if let Some(bad) = sizes.iter().find(|&&n| n == 0) {
         return Err(format!("--size {bad}: a buffer needs at least one element"));

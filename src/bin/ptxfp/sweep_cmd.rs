@@ -13,6 +13,7 @@ use ptxfp::sweep::checkpoint::Saved;
 use ptxfp::sweep::plot::{self, Bucket, Metric, PlotData};
 use ptxfp::sweep::report::Report;
 use ptxfp::sweep::{Checkpoint, Control, Outcome, Shard, Spec, Sweep};
+use ptxfp::{Instr, Target};
 
 use crate::FAILED;
 
@@ -155,6 +156,11 @@ pub fn sweep(args: SweepArgs) -> Result<i32, String> {
             (spec, shard, None)
         }
     };
+    // The command line's wording of a target that lacks the instruction (`Sweep::new` checks
+    // it as well).
+    if let (Ok(instr), Ok(target)) = (spec.instr.parse::<Instr>(), spec.arch.parse::<Target>()) {
+        crate::check_target(target, &instr)?;
+    }
     let sweep = Sweep::new(&spec, shard, true)?;
     check_extension(plot.as_deref())?;
     // Saved absolute, so that a sweep resumed elsewhere writes the same files.

@@ -1,0 +1,195 @@
+//! The NumPy `.npy` format: reading and checking a header (versions 1.0, 2.0, 3.0) and writing
+//! the version 1.0 header of a 1-D array.
+
+use std::io::Read;
+use std::path::Path;
+
+use super::python_literal::{parse_header, Lit};
+use super::{data_error, io_error, Dtype, Error};
+use crate::quote::Quoted;
+
+/// The largest `.npy` header accepted (NumPy writes a few hundred bytes).
+const MAX_HEADER: u64 = 1 << 20;
+
+const MAGIC: &[u8; 6] = b"\x93NUMPY";
+
+/// What an `.npy` header says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NpyHeader {
+    pub dtype: Dtype,
+    /// Elements in the array (the product of its shape).
+    pub len: u64,
+}
+
+/// Read and check the `.npy` header at the start of `file`, a file of `size` bytes named
+/// `path` in messages: the magic, the version (1.0, 2.0, 3.0), the header dictionary, and that
+/// exactly the data bytes its shape and dtype need follow it. Leaves `file` at the first data
+/// byte.
+pub fn read_npy_header(path: &Path, file: &mut impl Read, size: u64) -> Result<NpyHeader, Error> {
+    let corrupt = |message: String| data_error(path, format!("not a valid .npy file: {message}"));
+    let mut prefix = [0u8; 8];
+    if size < 8 {
+        return Err(corrupt(format!("{size} bytes, too short for the .npy magic and version")));
+    }
+    file.read_exact(&mut prefix).map_err(io_error(path, "read"))?;
+    if &prefix[..6] != MAGIC {
+        return Err(corrupt("bad magic (the file does not start with \\x93NUMPY)".into()));
+    }
+    let (major, minor) = (prefix[6], prefix[7]);
+    let len_bytes = match (major, minor) {
+        (1, 0) => 2,
+        (2, 0) | (3, 0) => 4,
+        _ => {
+            return Err(data_error(
+                path,
+                format!("unsupported .npy format version {major}.{minor} (ptxfp reads 1.0, 2.0 and 3.0)"),
+            ))
+        }
+    };
+    let start = 8 + len_bytes;
+    if size < start {
+        return Err(corrupt("truncated header length".into()));
+    }
+    let mut len_buf = [0u8; 4];
+    file.read_exact(&mut len_buf[..len_bytes as usize]).map_err(io_error(path, "read"))?;
+    let header_len = u64::from(u32::from_le_bytes(len_buf));
+    if header_len > MAX_HEADER {
+        return Err(corrupt(format!("header length {header_len} is implausibly large")));
+    }
+    if start + header_len > size {
+        return Err(corrupt(format!(
+            "truncated header: its length is {header_len} bytes but only {} follow",
+            size - start
+        )));
+    }
+    let mut raw = vec![0u8; header_len as usize];
+    file.read_exact(&mut raw).map_err(io_error(path, "read"))?;
+    // Versions 1.0 and 2.0 are latin-1, 3.0 UTF-8; a valid header dictionary is ASCII in all.
+    let text = String::from_utf8(raw).map_err(|_| corrupt("header is not text".into()))?;
+    let dict =
+        parse_header(&text).map_err(|e| corrupt(format!("header dictionary unparsable ({e}): {}", excerpt(&text))))?;
+
+    let mut descr = None;
+    let mut fortran = None;
+    let mut shape = None;
+    for (key, value) in dict {
+        let slot = match key.as_str() {
+            "descr" => &mut descr,
+            "fortran_order" => &mut fortran,
+            "shape" => &mut shape,
+            other => return Err(corrupt(format!("unexpected header key {}", Quoted(other)))),
+        };
+        if slot.replace(value).is_some() {
+            return Err(corrupt(format!("header key {} appears twice", Quoted(&key))));
+        }
+    }
+    let missing = |key: &str| corrupt(format!("header lacks '{key}'"));
+    let descr = match descr.ok_or_else(|| missing("descr"))? {
+        Lit::Str(s) => s,
+        Lit::List(_) => return Err(data_error(path, "structured (record) dtypes are not supported; ptxfp reads float16, float32, float64, uint16, uint32 and uint64")),
+        _ => return Err(corrupt("'descr' is not a string".into())),
+    };
+    let fortran = match fortran.ok_or_else(|| missing("fortran_order"))? {
+        Lit::Bool(b) => b,
+        _ => return Err(corrupt("'fortran_order' is not True or False".into())),
+    };
+    let dims = match shape.ok_or_else(|| missing("shape"))? {
+        Lit::Tuple(items) | Lit::List(items) => items
+            .into_iter()
+            .map(|d| match d {
+                Lit::Int(n) => Ok(n),
+                _ => Err(corrupt("'shape' holds something other than integers".into())),
+            })
+            .collect::<Result<Vec<u64>, Error>>()?,
+        _ => return Err(corrupt("'shape' is not a tuple".into())),
+    };
+    let shape_text = match dims.as_slice() {
+        [d] => format!("({d},)"),
+        _ => format!("({})", dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")),
+    };
+
+    let dtype = match Dtype::from_descr(&descr) {
+        Some(d) => d,
+        None => {
+            let little = descr.replacen('>', "<", 1);
+            let message = if descr.starts_with('>') && Dtype::from_descr(&little).is_some() {
+                format!(
+                    "big-endian dtype {} is not supported; save the array little-endian (arr.astype('{little}'))",
+                    Quoted(&descr)
+                )
+            } else {
+                let names: Vec<&str> = Dtype::ALL.iter().map(|d| d.name()).collect();
+                format!("unsupported dtype {}; ptxfp reads {} (little-endian)", Quoted(&descr), names.join(", "))
+            };
+            return Err(data_error(path, message));
+        }
+    };
+    // A Fortran-order array has the same flat order as a C-order one when at most one
+    // dimension exceeds 1; otherwise reading it flat would transpose it.
+    if fortran && dims.iter().filter(|&&d| d > 1).count() > 1 {
+        return Err(data_error(
+            path,
+            format!("Fortran-order (column-major) array of shape {shape_text} is not supported; save it in C order (np.ascontiguousarray)"),
+        ));
+    }
+    let len = dims.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d));
+    let need = len.and_then(|n| n.checked_mul(u64::from(dtype.bits() / 8)));
+    let (Some(len), Some(need)) = (len, need) else {
+        return Err(corrupt(format!("shape {shape_text} is too large")));
+    };
+    let have = size - start - header_len;
+    if have < need {
+        return Err(data_error(
+            path,
+            format!("truncated .npy: shape {shape_text} of {dtype} needs {need} data bytes but only {have} follow the header"),
+        ));
+    }
+    if have > need {
+        return Err(corrupt(format!(
+            "{have} data bytes follow the header but shape {shape_text} of {dtype} needs {need}"
+        )));
+    }
+    Ok(NpyHeader { dtype, len })
+}
+
+/// The start of a header for a one-line message: escaped, at most 120 characters.
+fn excerpt(text: &str) -> String {
+    let escaped: String = text.trim_end().escape_debug().collect();
+    match escaped.char_indices().nth(120) {
+        Some((cut, _)) => format!("{}…", &escaped[..cut]),
+        None => escaped,
+    }
+}
+
+/// The `.npy` version 1.0 header of a 1-D array: magic, version, length and the dictionary,
+/// padded with spaces and a newline to a multiple of 64 bytes (as NumPy writes it).
+pub fn npy_header(dtype: Dtype, len: u64) -> Vec<u8> {
+    let mut dict = format!("{{'descr': '{}', 'fortran_order': False, 'shape': ({len},), }}", dtype.descr());
+    let unpadded = MAGIC.len() + 2 + 2 + dict.len() + 1;
+    dict.extend(std::iter::repeat_n(' ', unpadded.next_multiple_of(64) - unpadded));
+    dict.push('\n');
+    let mut out = Vec::with_capacity(MAGIC.len() + 4 + dict.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&[1, 0]);
+    out.extend_from_slice(&(dict.len() as u16).to_le_bytes());
+    out.extend_from_slice(dict.as_bytes());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn written_header_is_aligned_and_parsable() {
+        for len in [0, 1, 5_000_000, u64::MAX] {
+            let h = npy_header(Dtype::Float16, len);
+            assert_eq!(h.len() % 64, 0);
+            assert_eq!(*h.last().unwrap(), b'\n');
+            let n = u16::from_le_bytes([h[8], h[9]]) as usize;
+            assert_eq!(n + 10, h.len());
+            let dict = parse_header(std::str::from_utf8(&h[10..]).unwrap()).unwrap();
+            assert_eq!(dict[2].1, Lit::Tuple(vec![Lit::Int(len)]));
+        }
+    }
+}

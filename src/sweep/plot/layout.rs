@@ -1,134 +1,11 @@
-//! Plots of a sweep's error: an image of 1200×800 pixels with the title on top, the error
-//! against the input in the upper panel and the histogram of the signed ulp distance in the
-//! lower one.
-//!
-//! The layout is built once as a list of shapes (rectangles, lines, text) in pixel coordinates
-//! and drawn either as SVG 1.1 or into an RGB raster encoded as PNG, with a built-in 5×7 pixel
-//! font, so the two formats show the same picture.
-//!
-//! - **Error against input.** One bar per bucket from zero up to the bucket's largest error, at
-//!   the bucket's position in bit-pattern order; bars above the documented bound are orange,
-//!   the bound itself a dashed red line. Absolute and relative errors (and ulp errors above
-//!   1024) are on a log2 axis labelled `2^k`, with zero in a band at its foot; smaller ulp
-//!   errors on a linear axis.
-//! - **Histogram.** One bar per signed ulp distance (count on a log10 axis). More than 60
-//!   distinct distances are grouped: into bins of equal width when they span less than 960,
-//!   else into bins of magnitude `[2^k, 2^(k+1))` on each side of zero.
+//! The plot's layout: the title, the error-against-input panel and the ulp histogram as
+//! [`Shape`]s, with their axes, ticks and labels.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
-/// One bucket of the error-against-input panel.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Bucket {
-    /// Position on the x axis: monotone in the input value (an ordinal of the bit pattern).
-    pub key: f64,
-    /// The input value at `key`, for tick labels.
-    pub input: f64,
-    /// The largest error in the bucket (finite; ≥ 0); buckets with no inputs are omitted by the caller.
-    pub error: f64,
-}
-
-/// How the error axis is scaled and labelled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Metric {
-    /// Distance in units in the last place: a linear axis, a log2 axis above 1024 ulp.
-    Ulp,
-    /// `|result - reference|`: a log2 axis.
-    Absolute,
-    /// `|result - reference| / |reference|`: a log2 axis.
-    Relative,
-}
-
-/// Everything a plot shows.
-pub struct PlotData<'a> {
-    /// The line on top: instruction, domain, reference.
-    pub title: &'a str,
-    /// What `Bucket::error` and `bound` measure.
-    pub metric: Metric,
-    /// The buckets of the error-against-input panel, in any order.
-    pub buckets: &'a [Bucket],
-    /// The documented bound in the same metric, if any.
-    pub bound: Option<f64>,
-    /// The input with the largest error (its operands' values), named in the panel's title.
-    pub worst_input: Option<&'a str>,
-    /// Signed ulp distance → count.
-    pub histogram: &'a BTreeMap<i64, u64>,
-}
-
-/// Write the plot to `path`: SVG when it ends in `.svg`, PNG when it ends in `.png` (any other
-/// extension is an error naming the two). The file appears only when complete: it is written to
-/// a temporary file in the same directory, synced, then renamed over `path`.
-pub fn write(path: &Path, data: &PlotData) -> Result<(), String> {
-    let extension = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-    let bytes = match extension.as_deref() {
-        Some("svg") => svg(data).into_bytes(),
-        Some("png") => png(&layout(data))?,
-        _ => return Err(format!("{}: a plot's file name must end in .svg or .png", path.display())),
-    };
-    crate::io::write_atomically(path, &bytes).map_err(|e| e.to_string())
-}
-
-/// The SVG document as a string (what `write` stores for .svg).
-pub fn svg(data: &PlotData) -> String {
-    let mut out = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"{WIDTH}\" height=\"{HEIGHT}\" \
-         viewBox=\"0 0 {WIDTH} {HEIGHT}\">\n<rect width=\"{WIDTH}\" height=\"{HEIGHT}\" fill=\"{}\"/>\n",
-        WHITE.hex()
-    );
-    for shape in layout(data) {
-        match shape {
-            Shape::Rect { x, y, w, h, fill, class } => {
-                out += &format!(
-                    "<rect{} x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>\n",
-                    class_attr(class),
-                    num(x),
-                    num(y),
-                    num(w),
-                    num(h),
-                    fill.hex()
-                );
-            }
-            Shape::Line { x1, y1, x2, y2, width, stroke, dashed, class } => {
-                let dash = if dashed { format!(" stroke-dasharray=\"{DASH_ON} {DASH_OFF}\"") } else { String::new() };
-                out += &format!(
-                    "<line{} x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"{}\"{dash}/>\n",
-                    class_attr(class),
-                    num(x1),
-                    num(y1),
-                    num(x2),
-                    num(y2),
-                    stroke.hex(),
-                    num(width)
-                );
-            }
-            Shape::Text { x, y, text, scale, anchor, fill } => {
-                let anchor = match anchor {
-                    Anchor::Start => "start",
-                    Anchor::Middle => "middle",
-                    Anchor::End => "end",
-                };
-                out += &format!(
-                    "<text x=\"{}\" y=\"{}\" font-family=\"sans-serif\" font-size=\"{}\" text-anchor=\"{anchor}\" \
-                     fill=\"{}\">{}</text>\n",
-                    num(x),
-                    num(y),
-                    9 * scale,
-                    fill.hex(),
-                    escape(&text)
-                );
-            }
-        }
-    }
-    out + "</svg>\n"
-}
-
-const WIDTH: u32 = 1200;
-const HEIGHT: u32 = 800;
-
-/// Dash pattern of the bound line, in pixels on and off.
-const DASH_ON: f64 = 10.0;
-const DASH_OFF: f64 = 6.0;
+use super::font::text_width;
+use super::shape::*;
+use super::{Bucket, Metric, PlotData};
 
 /// Up to this many distinct distances get one histogram bar each.
 const MAX_BARS: usize = 60;
@@ -138,40 +15,6 @@ const MAX_LINEAR_ULP: f64 = 1024.0;
 
 /// Height of the band at the foot of a log axis that holds the zero errors.
 const ZERO_BAND: f64 = 24.0;
-
-#[derive(Clone, Copy, Debug)]
-struct Rgb(u8, u8, u8);
-
-impl Rgb {
-    fn hex(self) -> String {
-        format!("#{:02x}{:02x}{:02x}", self.0, self.1, self.2)
-    }
-}
-
-const WHITE: Rgb = Rgb(255, 255, 255);
-const BLACK: Rgb = Rgb(0, 0, 0);
-const GREY: Rgb = Rgb(90, 90, 90);
-const GRID: Rgb = Rgb(225, 225, 225);
-const BLUE: Rgb = Rgb(31, 119, 180);
-const ORANGE: Rgb = Rgb(255, 127, 14);
-const GREEN: Rgb = Rgb(44, 160, 44);
-const RED: Rgb = Rgb(214, 39, 40);
-
-#[derive(Clone, Copy, Debug)]
-enum Anchor {
-    Start,
-    Middle,
-    End,
-}
-
-/// What the picture is made of, in pixel coordinates (y down). Text sits on its baseline at `y`;
-/// a `scale` of 1 is the 5×7 font at one pixel per dot.
-#[derive(Debug)]
-enum Shape {
-    Rect { x: f64, y: f64, w: f64, h: f64, fill: Rgb, class: Option<&'static str> },
-    Line { x1: f64, y1: f64, x2: f64, y2: f64, width: f64, stroke: Rgb, dashed: bool, class: Option<&'static str> },
-    Text { x: f64, y: f64, text: String, scale: u32, anchor: Anchor, fill: Rgb },
-}
 
 /// A plot area: the rectangle inside the axes.
 #[derive(Clone, Copy, Debug)]
@@ -224,11 +67,6 @@ impl Canvas {
     }
 }
 
-/// Width in pixels of `text` drawn with the built-in font at `scale`.
-fn text_width(text: &str, scale: u32) -> f64 {
-    (text.chars().count() as f64 * 6.0 - 1.0).max(0.0) * scale as f64
-}
-
 /// The largest of `scales` at which `text` fits in `width` pixels (the smallest if none does).
 fn fit(text: &str, width: f64, scales: &[u32]) -> u32 {
     scales.iter().copied().find(|&s| text_width(text, s) <= width).unwrap_or(scales[scales.len() - 1])
@@ -250,7 +88,7 @@ fn wrap(text: &str, width: f64, scale: u32) -> Vec<String> {
     lines
 }
 
-fn layout(data: &PlotData) -> Vec<Shape> {
+pub(super) fn layout(data: &PlotData) -> Vec<Shape> {
     let mut c = Canvas { shapes: Vec::new() };
     let w = WIDTH as f64;
     // The title on one line at the largest size, or on two at the next.
@@ -572,7 +410,7 @@ fn fmt_g(x: f64, sig: usize) -> String {
     }
 }
 
-fn trim_zeros(s: &str) -> &str {
+pub(super) fn trim_zeros(s: &str) -> &str {
     if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.')
     } else {
@@ -764,215 +602,6 @@ fn histogram_panel(c: &mut Canvas, histogram: &BTreeMap<i64, u64>, a: Area) {
     };
     c.text(a.left, a.top - 12.0, &title, fit(&title, a.width(), &[2, 1]), Anchor::Start, BLACK);
 }
-
-/// A coordinate for SVG: at most two decimals, no trailing zeros.
-fn num(v: f64) -> String {
-    trim_zeros(&format!("{v:.2}")).to_string()
-}
-
-fn class_attr(class: Option<&'static str>) -> String {
-    class.map(|c| format!(" class=\"{c}\"")).unwrap_or_default()
-}
-
-/// Text content for XML: `&`, `<`, `>` escaped, control characters (not allowed in XML) as `?`.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        match ch {
-            '&' => out += "&amp;",
-            '<' => out += "&lt;",
-            '>' => out += "&gt;",
-            c if c.is_control() => out.push('?'),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// An RGB raster, row-major, three bytes per pixel.
-struct Raster {
-    pixels: Vec<u8>,
-}
-
-impl Raster {
-    /// Fill the pixels whose centres lie in `[x0, x1) × [y0, y1)`, at least one column and row.
-    fn fill(&mut self, x0: f64, y0: f64, x1: f64, y1: f64, color: Rgb) {
-        let span = |lo: f64, hi: f64, size: u32| {
-            let a = lo.round();
-            let b = hi.round().max(a + 1.0);
-            (a.clamp(0.0, size as f64) as usize, b.clamp(0.0, size as f64) as usize)
-        };
-        let (xa, xb) = span(x0, x1, WIDTH);
-        let (ya, yb) = span(y0, y1, HEIGHT);
-        for y in ya..yb {
-            let row = y * WIDTH as usize * 3;
-            for x in xa..xb {
-                self.pixels[row + x * 3..row + x * 3 + 3].copy_from_slice(&[color.0, color.1, color.2]);
-            }
-        }
-    }
-
-    /// A line as a square of side `width` stamped at every pixel along it.
-    fn line(&mut self, (x1, y1, x2, y2): (f64, f64, f64, f64), width: f64, color: Rgb, dashed: bool) {
-        let length = (x2 - x1).hypot(y2 - y1);
-        let steps = length.ceil().max(1.0) as usize;
-        for i in 0..steps {
-            let s = length * i as f64 / steps as f64;
-            if dashed && s % (DASH_ON + DASH_OFF) >= DASH_ON {
-                continue;
-            }
-            let t = s / length.max(f64::MIN_POSITIVE);
-            let (x, y) = (x1 + (x2 - x1) * t, y1 + (y2 - y1) * t);
-            self.fill(x - width / 2.0, y - width / 2.0, x + width / 2.0, y + width / 2.0, color);
-        }
-    }
-
-    fn text(&mut self, x: f64, baseline: f64, text: &str, scale: u32, anchor: Anchor, color: Rgb) {
-        let s = scale as f64;
-        let mut left = match anchor {
-            Anchor::Start => x,
-            Anchor::Middle => x - text_width(text, scale) / 2.0,
-            Anchor::End => x - text_width(text, scale),
-        }
-        .round();
-        let top = baseline.round() - 7.0 * s;
-        for ch in text.chars() {
-            let index =
-                if (' '..='~').contains(&ch) { ch as usize - ' ' as usize } else { '?' as usize - ' ' as usize };
-            for (row, bits) in FONT[index].iter().enumerate() {
-                for col in 0..5 {
-                    if bits & (0x10 >> col) != 0 {
-                        let (px, py) = (left + col as f64 * s, top + row as f64 * s);
-                        self.fill(px, py, px + s, py + s, color);
-                    }
-                }
-            }
-            left += 6.0 * s;
-        }
-    }
-}
-
-/// The shapes drawn into a raster and encoded as PNG.
-fn png(shapes: &[Shape]) -> Result<Vec<u8>, String> {
-    let mut raster = Raster { pixels: [255u8; 3].repeat((WIDTH * HEIGHT) as usize) };
-    for shape in shapes {
-        match shape {
-            Shape::Rect { x, y, w, h, fill, .. } => raster.fill(*x, *y, x + w, y + h, *fill),
-            Shape::Line { x1, y1, x2, y2, width, stroke, dashed, .. } => {
-                raster.line((*x1, *y1, *x2, *y2), *width, *stroke, *dashed)
-            }
-            Shape::Text { x, y, text, scale, anchor, fill } => raster.text(*x, *y, text, *scale, *anchor, *fill),
-        }
-    }
-    let mut out = Vec::new();
-    let mut encoder = png::Encoder::new(&mut out, WIDTH, HEIGHT);
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    let mut writer = encoder.write_header().map_err(|e| format!("cannot encode the PNG: {e}"))?;
-    writer.write_image_data(&raster.pixels).map_err(|e| format!("cannot encode the PNG: {e}"))?;
-    writer.finish().map_err(|e| format!("cannot encode the PNG: {e}"))?;
-    Ok(out)
-}
-
-/// A 5×7 pixel font with one row below the baseline for descenders, for ASCII `' '..='~'`:
-/// eight rows per character, top first, bit 4 the leftmost column.
-const FONT: [[u8; 8]; 95] = [
-    [0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00], // ' '
-    [0x04, 0x04, 0x04, 0x04, 0x04, 0x00, 0x04, 0x00], // '!'
-    [0x0A, 0x0A, 0x0A, 0x00, 0x00, 0x00, 0x00, 0x00], // '"'
-    [0x0A, 0x0A, 0x1F, 0x0A, 0x1F, 0x0A, 0x0A, 0x00], // '#'
-    [0x04, 0x0F, 0x14, 0x0E, 0x05, 0x1E, 0x04, 0x00], // '$'
-    [0x18, 0x19, 0x02, 0x04, 0x08, 0x13, 0x03, 0x00], // '%'
-    [0x0C, 0x12, 0x14, 0x08, 0x15, 0x12, 0x0D, 0x00], // '&'
-    [0x04, 0x04, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00], // '\''
-    [0x02, 0x04, 0x08, 0x08, 0x08, 0x04, 0x02, 0x00], // '('
-    [0x08, 0x04, 0x02, 0x02, 0x02, 0x04, 0x08, 0x00], // ')'
-    [0x00, 0x04, 0x15, 0x0E, 0x15, 0x04, 0x00, 0x00], // '*'
-    [0x00, 0x04, 0x04, 0x1F, 0x04, 0x04, 0x00, 0x00], // '+'
-    [0x00, 0x00, 0x00, 0x00, 0x00, 0x0C, 0x04, 0x08], // ','
-    [0x00, 0x00, 0x00, 0x0E, 0x00, 0x00, 0x00, 0x00], // '-'
-    [0x00, 0x00, 0x00, 0x00, 0x00, 0x0C, 0x0C, 0x00], // '.'
-    [0x00, 0x01, 0x02, 0x04, 0x08, 0x10, 0x00, 0x00], // '/'
-    [0x0E, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0E, 0x00], // '0'
-    [0x04, 0x0C, 0x04, 0x04, 0x04, 0x04, 0x0E, 0x00], // '1'
-    [0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F, 0x00], // '2'
-    [0x1F, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0E, 0x00], // '3'
-    [0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02, 0x00], // '4'
-    [0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E, 0x00], // '5'
-    [0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E, 0x00], // '6'
-    [0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08, 0x00], // '7'
-    [0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E, 0x00], // '8'
-    [0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C, 0x00], // '9'
-    [0x00, 0x0C, 0x0C, 0x00, 0x0C, 0x0C, 0x00, 0x00], // ':'
-    [0x00, 0x0C, 0x0C, 0x00, 0x0C, 0x04, 0x08, 0x00], // ';'
-    [0x02, 0x04, 0x08, 0x10, 0x08, 0x04, 0x02, 0x00], // '<'
-    [0x00, 0x00, 0x1F, 0x00, 0x1F, 0x00, 0x00, 0x00], // '='
-    [0x08, 0x04, 0x02, 0x01, 0x02, 0x04, 0x08, 0x00], // '>'
-    [0x0E, 0x11, 0x01, 0x02, 0x04, 0x00, 0x04, 0x00], // '?'
-    [0x0E, 0x11, 0x17, 0x15, 0x17, 0x10, 0x0E, 0x00], // '@'
-    [0x0E, 0x11, 0x11, 0x1F, 0x11, 0x11, 0x11, 0x00], // 'A'
-    [0x1E, 0x11, 0x11, 0x1E, 0x11, 0x11, 0x1E, 0x00], // 'B'
-    [0x0E, 0x11, 0x10, 0x10, 0x10, 0x11, 0x0E, 0x00], // 'C'
-    [0x1C, 0x12, 0x11, 0x11, 0x11, 0x12, 0x1C, 0x00], // 'D'
-    [0x1F, 0x10, 0x10, 0x1E, 0x10, 0x10, 0x1F, 0x00], // 'E'
-    [0x1F, 0x10, 0x10, 0x1E, 0x10, 0x10, 0x10, 0x00], // 'F'
-    [0x0E, 0x11, 0x10, 0x17, 0x11, 0x11, 0x0F, 0x00], // 'G'
-    [0x11, 0x11, 0x11, 0x1F, 0x11, 0x11, 0x11, 0x00], // 'H'
-    [0x0E, 0x04, 0x04, 0x04, 0x04, 0x04, 0x0E, 0x00], // 'I'
-    [0x07, 0x02, 0x02, 0x02, 0x02, 0x12, 0x0C, 0x00], // 'J'
-    [0x11, 0x12, 0x14, 0x18, 0x14, 0x12, 0x11, 0x00], // 'K'
-    [0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x1F, 0x00], // 'L'
-    [0x11, 0x1B, 0x15, 0x15, 0x11, 0x11, 0x11, 0x00], // 'M'
-    [0x11, 0x11, 0x19, 0x15, 0x13, 0x11, 0x11, 0x00], // 'N'
-    [0x0E, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E, 0x00], // 'O'
-    [0x1E, 0x11, 0x11, 0x1E, 0x10, 0x10, 0x10, 0x00], // 'P'
-    [0x0E, 0x11, 0x11, 0x11, 0x15, 0x12, 0x0D, 0x00], // 'Q'
-    [0x1E, 0x11, 0x11, 0x1E, 0x14, 0x12, 0x11, 0x00], // 'R'
-    [0x0F, 0x10, 0x10, 0x0E, 0x01, 0x01, 0x1E, 0x00], // 'S'
-    [0x1F, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x00], // 'T'
-    [0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E, 0x00], // 'U'
-    [0x11, 0x11, 0x11, 0x11, 0x11, 0x0A, 0x04, 0x00], // 'V'
-    [0x11, 0x11, 0x11, 0x15, 0x15, 0x15, 0x0A, 0x00], // 'W'
-    [0x11, 0x11, 0x0A, 0x04, 0x0A, 0x11, 0x11, 0x00], // 'X'
-    [0x11, 0x11, 0x0A, 0x04, 0x04, 0x04, 0x04, 0x00], // 'Y'
-    [0x1F, 0x01, 0x02, 0x04, 0x08, 0x10, 0x1F, 0x00], // 'Z'
-    [0x0E, 0x08, 0x08, 0x08, 0x08, 0x08, 0x0E, 0x00], // '['
-    [0x00, 0x10, 0x08, 0x04, 0x02, 0x01, 0x00, 0x00], // '\\'
-    [0x0E, 0x02, 0x02, 0x02, 0x02, 0x02, 0x0E, 0x00], // ']'
-    [0x04, 0x0A, 0x11, 0x00, 0x00, 0x00, 0x00, 0x00], // '^'
-    [0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1F, 0x00], // '_'
-    [0x08, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00], // '`'
-    [0x00, 0x00, 0x0E, 0x01, 0x0F, 0x11, 0x0F, 0x00], // 'a'
-    [0x10, 0x10, 0x16, 0x19, 0x11, 0x11, 0x1E, 0x00], // 'b'
-    [0x00, 0x00, 0x0E, 0x10, 0x10, 0x11, 0x0E, 0x00], // 'c'
-    [0x01, 0x01, 0x0D, 0x13, 0x11, 0x11, 0x0F, 0x00], // 'd'
-    [0x00, 0x00, 0x0E, 0x11, 0x1F, 0x10, 0x0E, 0x00], // 'e'
-    [0x06, 0x09, 0x08, 0x1C, 0x08, 0x08, 0x08, 0x00], // 'f'
-    [0x00, 0x00, 0x0F, 0x11, 0x11, 0x0F, 0x01, 0x0E], // 'g'
-    [0x10, 0x10, 0x16, 0x19, 0x11, 0x11, 0x11, 0x00], // 'h'
-    [0x04, 0x00, 0x0C, 0x04, 0x04, 0x04, 0x0E, 0x00], // 'i'
-    [0x02, 0x00, 0x06, 0x02, 0x02, 0x02, 0x12, 0x0C], // 'j'
-    [0x10, 0x10, 0x12, 0x14, 0x18, 0x14, 0x12, 0x00], // 'k'
-    [0x0C, 0x04, 0x04, 0x04, 0x04, 0x04, 0x0E, 0x00], // 'l'
-    [0x00, 0x00, 0x1A, 0x15, 0x15, 0x15, 0x15, 0x00], // 'm'
-    [0x00, 0x00, 0x16, 0x19, 0x11, 0x11, 0x11, 0x00], // 'n'
-    [0x00, 0x00, 0x0E, 0x11, 0x11, 0x11, 0x0E, 0x00], // 'o'
-    [0x00, 0x00, 0x1E, 0x11, 0x11, 0x1E, 0x10, 0x10], // 'p'
-    [0x00, 0x00, 0x0F, 0x11, 0x11, 0x0F, 0x01, 0x01], // 'q'
-    [0x00, 0x00, 0x16, 0x19, 0x10, 0x10, 0x10, 0x00], // 'r'
-    [0x00, 0x00, 0x0F, 0x10, 0x0E, 0x01, 0x1E, 0x00], // 's'
-    [0x08, 0x08, 0x1C, 0x08, 0x08, 0x09, 0x06, 0x00], // 't'
-    [0x00, 0x00, 0x11, 0x11, 0x11, 0x13, 0x0D, 0x00], // 'u'
-    [0x00, 0x00, 0x11, 0x11, 0x11, 0x0A, 0x04, 0x00], // 'v'
-    [0x00, 0x00, 0x11, 0x11, 0x15, 0x15, 0x0A, 0x00], // 'w'
-    [0x00, 0x00, 0x11, 0x0A, 0x04, 0x0A, 0x11, 0x00], // 'x'
-    [0x00, 0x00, 0x11, 0x11, 0x11, 0x0F, 0x01, 0x0E], // 'y'
-    [0x00, 0x00, 0x1F, 0x02, 0x04, 0x08, 0x1F, 0x00], // 'z'
-    [0x03, 0x04, 0x04, 0x08, 0x04, 0x04, 0x03, 0x00], // '{'
-    [0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x00], // '|'
-    [0x18, 0x04, 0x04, 0x02, 0x04, 0x04, 0x18, 0x00], // '}'
-    [0x00, 0x00, 0x08, 0x15, 0x02, 0x00, 0x00, 0x00], // '~'
-];
 
 #[cfg(test)]
 mod tests {

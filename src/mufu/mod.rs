@@ -257,6 +257,39 @@ pub(crate) fn pack_truncated(neg: bool, e: i32, r: u64, top: u32) -> u32 {
 mod tests {
     use super::*;
 
+    /// The special values of the SASS MUFU page (opMUFU) as it lists them, one row per f32
+    /// function: the result for −denorm, −0, +0, +denorm, −Inf, +Inf and NaN [DOC].
+    #[test]
+    fn special_values_of_the_mufu_page() {
+        const NEG_INF: u32 = 0xFF80_0000;
+        const INF: u32 = 0x7F80_0000;
+        const NEG_ZERO: u32 = 0x8000_0000;
+        const ONE: u32 = 0x3F80_0000;
+        type PageRow = (&'static str, fn(u32) -> u32, [u32; 7]);
+        #[rustfmt::skip]
+        let page: [PageRow; 7] = [
+            //        -denorm   -0        +0       +denorm  -Inf      +Inf  NaN
+            ("RCP",  rcp::rcp,    [NEG_INF,  NEG_INF,  INF,     INF,     NEG_ZERO, 0,    NAN]),
+            ("RSQ",  rsq::rsq,    [NEG_INF,  NEG_INF,  INF,     INF,     NAN,      0,    NAN]),
+            ("LG2",  lg2::lg2,    [NEG_INF,  NEG_INF,  NEG_INF, NEG_INF, NAN,      INF,  NAN]),
+            ("EX2",  ex2::ex2,    [ONE,      ONE,      ONE,     ONE,     0,        INF,  NAN]),
+            ("SIN",  sincos::sin, [NEG_ZERO, NEG_ZERO, 0,       0,       NAN,      NAN,  NAN]),
+            ("COS",  sincos::cos, [ONE,      ONE,      ONE,     ONE,     NAN,      NAN,  NAN]),
+            ("SQRT", sqrt::sqrt,  [NEG_ZERO, NEG_ZERO, 0,       0,       NAN,      INF,  NAN]),
+        ];
+        let denorms = [0x0000_0001, 0x0040_0000, 0x007F_FFFF];
+        let nans = [0x7FC0_0000, 0xFFC0_0000, 0x7F80_0001, 0xFFFF_FFFF, 0x7FFF_FFFF];
+        let classes: [&[u32]; 7] =
+            [&denorms.map(|d| d | NEG_ZERO), &[NEG_ZERO], &[0], &denorms, &[NEG_INF], &[INF], &nans];
+        for (name, function, results) in page {
+            for (inputs, want) in classes.iter().zip(results) {
+                for &x in *inputs {
+                    assert_eq!(function(x), want, "{name}({x:#010x})");
+                }
+            }
+        }
+    }
+
     #[test]
     fn tables_have_the_documented_geometry() {
         let t = tables();

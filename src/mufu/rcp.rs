@@ -40,23 +40,9 @@ pub fn rcp(x: u32) -> u32 {
 mod tests {
     use super::*;
 
-    const INF: u32 = 0x7F80_0000;
-
+    /// opMUFU: "exactly 1 for 1" (the page's other special values: mufu/mod.rs).
     #[test]
-    fn special_values_of_the_mufu_page() {
-        // opMUFU: RCP(-denorm) = -Inf, RCP(-0) = -Inf, RCP(+0) = +Inf, RCP(+denorm) = +Inf,
-        // RCP(-Inf) = -0, RCP(+Inf) = +0, RCP(NaN) = NaN; exactly 1 for 1.
-        for denorm in [0x0000_0001, 0x0040_0000, 0x007F_FFFF] {
-            assert_eq!(rcp(denorm | 0x8000_0000), INF | 0x8000_0000);
-            assert_eq!(rcp(denorm), INF);
-        }
-        assert_eq!(rcp(0x8000_0000), 0xFF80_0000);
-        assert_eq!(rcp(0), INF);
-        assert_eq!(rcp(0xFF80_0000), 0x8000_0000);
-        assert_eq!(rcp(INF), 0);
-        for nan in [0x7FC0_0000, 0xFFC0_0000, 0x7F80_0001, 0xFFFF_FFFF, 0x7FFF_FFFF] {
-            assert_eq!(rcp(nan), NAN);
-        }
+    fn one_is_exact() {
         assert_eq!(rcp(0x3F80_0000), 0x3F80_0000);
         assert_eq!(rcp(0xBF80_0000), 0xBF80_0000);
     }

@@ -58,26 +58,12 @@ pub fn sqrt(x: u32) -> u32 {
 mod tests {
     use super::*;
 
-    const INF: u32 = 0x7F80_0000;
-
+    /// PTX 9.7.3.15: −normal → NaN; opMUFU: exactly 1.0 for 1.0 (the page's special values:
+    /// mufu/mod.rs).
     #[test]
-    fn special_values_of_the_mufu_page_and_ptx() {
-        // opMUFU: SQRT(-denorm) = -0, SQRT(-0) = -0, SQRT(+0) = +0, SQRT(+denorm) = +0,
-        // SQRT(-Inf) = NaN, SQRT(+Inf) = +Inf, SQRT(NaN) = NaN (0x7FFFFFFF).
-        // PTX 9.7.3.15: -normal → NaN; exactly 1.0 for 1.0 (opMUFU).
-        for denorm in [0x0000_0001, 0x0040_0000, 0x007F_FFFF] {
-            assert_eq!(sqrt(denorm | 0x8000_0000), 0x8000_0000);
-            assert_eq!(sqrt(denorm), 0);
-        }
-        assert_eq!(sqrt(0x8000_0000), 0x8000_0000);
-        assert_eq!(sqrt(0), 0);
-        assert_eq!(sqrt(0xFF80_0000), NAN);
-        assert_eq!(sqrt(INF), INF);
+    fn negative_inputs_and_exact_results() {
         for neg in [0xBF80_0000, 0x8080_0000, 0xFF7F_FFFF, 0xC080_0000] {
             assert_eq!(sqrt(neg), NAN, "sqrt({neg:#x})");
-        }
-        for nan in [0x7FC0_0000, 0xFFC0_0000, 0x7F80_0001, 0xFFFF_FFFF, 0x7FFF_FFFF] {
-            assert_eq!(sqrt(nan), NAN);
         }
         assert_eq!(sqrt(0x3F80_0000), 0x3F80_0000);
         assert_eq!(sqrt(0x4080_0000), 0x4000_0000); // SQRT(4) = 2

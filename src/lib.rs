@@ -10,21 +10,39 @@
 //! Every instruction has one scalar definition (the `ops` modules), written after the rules of
 //! docs/semantics.md; values travel as raw bits in the low bits of a `u64`.
 
-pub mod batch;
+// The API: the instruction model and its evaluation (re-exported below), files of operands,
+// error analysis, GPU capture kits, throughput measurement, operands and user input as text.
 pub mod bench;
 pub mod capture;
-pub mod format;
 pub mod io;
-mod kernels;
-pub mod mufu;
-pub mod nan;
 pub mod operand;
-pub mod ops;
-pub mod prepared;
 pub mod ptx;
 pub mod quote;
-pub mod round;
 pub mod sweep;
+
+mod batch;
+mod format;
+mod kernels;
+mod prepared;
+
+/// Modules public only with the feature `internals`: the scalar building blocks under the
+/// instructions, which this crate's tests reach (tests/ enable the feature through the
+/// dev-dependency on this crate). Unstable: no promise is made about them.
+macro_rules! internal_modules {
+    ($($name:ident,)*) => {$(
+        #[cfg(feature = "internals")]
+        pub mod $name;
+        #[cfg(not(feature = "internals"))]
+        mod $name;
+    )*};
+}
+
+internal_modules! {
+    mufu,
+    nan,
+    ops,
+    round,
+}
 
 pub use batch::{with_words, BatchError, BatchPath, Word, WordsFn};
 pub use format::Format;

@@ -1,6 +1,7 @@
 //! Operand buffers in files: raw little-endian words and NumPy `.npy` arrays, evaluated with
-//! [`Instr::eval_batch`] block by block so that inputs larger than memory work, the result
-//! written atomically (a temporary file in the destination's directory, fsync, rename).
+//! [`Instr::eval_batch`](crate::Instr::eval_batch) block by block so that inputs larger than
+//! memory work, the result written atomically (a temporary file in the destination's
+//! directory, fsync, rename).
 //!
 //! A file is read as `.npy` when its name ends in `.npy` (any case) and as raw words otherwise.
 //! A raw file holds little-endian words of the operand width (2, 4 or 8 bytes), nothing else.

@@ -37,11 +37,15 @@ pub mod sincos;
 pub mod sqrt;
 pub mod tanh;
 
-pub use ex2::{ex2, ex2_fixed};
 pub use lg2::lg2;
 pub use rcp::rcp;
-pub use rro::{rro_ex2, rro_sincos};
 pub use rsq::rsq;
+// The other functions by their SASS names, for tests/ (feature `internals`).
+#[cfg(feature = "internals")]
+pub use ex2::{ex2, ex2_fixed};
+#[cfg(feature = "internals")]
+pub use rro::{rro_ex2, rro_sincos};
+#[cfg(feature = "internals")]
 pub use sincos::{cos, cos_fixed, sin, sin_fixed};
 
 use crate::format::Format;

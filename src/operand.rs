@@ -18,19 +18,12 @@ use crate::round::Rounding;
 /// - packed types also take two comma-separated decimal values, element 0 first (`1.5,-2`).
 /// - an integer type takes a decimal integer in its range (`-128` … `127` for `.s8`), written
 ///   as its two's complement word.
-pub fn parse_operand(ty: Type, text: &str) -> Result<u64, String> {
+pub fn parse_operand(ty: Type, text: &str) -> Result<u64, OperandError> {
     let t = text.trim();
     if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        let value = u64::from_str_radix(hex, 16)
-            .map_err(|_| format!("{} is not a hex word (0x followed by at most 16 hex digits)", Quoted(t)))?;
+        let value = u64::from_str_radix(hex, 16).map_err(|_| OperandError::BadHex { text: t.to_string() })?;
         if ty.bits() < 64 && value >> ty.bits() != 0 {
-            return Err(format!(
-                "hex word {} is too wide for .{} ({} bits, at most {:#x})",
-                Quoted(t),
-                ty.name(),
-                ty.bits(),
-                (1u64 << ty.bits()) - 1
-            ));
+            return Err(OperandError::HexTooWide { text: t.to_string(), ty });
         }
         return Ok(value);
     }
@@ -43,29 +36,55 @@ pub fn parse_operand(ty: Type, text: &str) -> Result<u64, String> {
     }
     let parts: Vec<&str> = t.split(',').collect();
     if parts.len() != 2 {
-        return Err(format!(
-            "a .{} operand is one hex word or two comma-separated values, element 0 first (got {})",
-            ty.name(),
-            Quoted(t)
-        ));
+        return Err(OperandError::NotAPair { text: t.to_string(), ty });
     }
     let lo = parse_decimal(fmt, parts[0])?;
     let hi = parse_decimal(fmt, parts[1])?;
     Ok(lo | (hi << fmt.bits()))
 }
 
-fn parse_integer(ty: IntType, text: &str) -> Result<u64, String> {
-    let range = || format!("{}..={}", ty.min(), ty.max());
-    let value: i128 = text.parse().map_err(|_| {
-        format!("{} is not a .{} operand (give an integer in {} or a hex word 0x…)", Quoted(text), ty.name(), range())
-    })?;
+/// Why a text is not an operand of a type.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OperandError {
+    /// `0x` not followed by 1 to 16 hex digits.
+    #[error("{} is not a hex word (0x followed by at most 16 hex digits)", Quoted(.text))]
+    BadHex { text: String },
+    /// A hex word with bits set above the type's width.
+    #[error("hex word {} is too wide for .{} ({} bits, at most {:#x})", Quoted(.text), .ty.name(), .ty.bits(), widest_word(*.ty))]
+    HexTooWide { text: String, ty: Type },
+    /// A packed type's operand that is neither one hex word nor two values.
+    #[error("a .{} operand is one hex word or two comma-separated values, element 0 first (got {})", .ty.name(), Quoted(.text))]
+    NotAPair { text: String, ty: Type },
+    /// Not a decimal integer.
+    #[error("{} is not a .{} operand (give an integer in {} or a hex word 0x…)", Quoted(.text), .ty.name(), int_range(*.ty))]
+    NotAnInteger { text: String, ty: IntType },
+    /// An integer outside the type's range.
+    #[error("{value} is out of the range of .{} ({})", .ty.name(), int_range(*.ty))]
+    OutOfRange { value: i128, ty: IntType },
+    /// Not a decimal value of a float format.
+    #[error("{} is not a number (give a decimal like 1.5, -0, 1e-40, inf, nan, or a hex word 0x…)", Quoted(.text))]
+    NotANumber { text: String },
+}
+
+/// `min..=max` of an integer type, as messages write it.
+fn int_range(ty: IntType) -> String {
+    format!("{}..={}", ty.min(), ty.max())
+}
+
+/// The largest word of `ty`'s width.
+fn widest_word(ty: Type) -> u64 {
+    u64::MAX >> (64 - ty.bits())
+}
+
+fn parse_integer(ty: IntType, text: &str) -> Result<u64, OperandError> {
+    let value: i128 = text.parse().map_err(|_| OperandError::NotAnInteger { text: text.to_string(), ty })?;
     if !(ty.min()..=ty.max()).contains(&value) {
-        return Err(format!("{value} is out of the range of .{} ({})", ty.name(), range()));
+        return Err(OperandError::OutOfRange { value, ty });
     }
     Ok(value as u64 & ty.mask())
 }
 
-fn parse_decimal(fmt: Format, text: &str) -> Result<u64, String> {
+fn parse_decimal(fmt: Format, text: &str) -> Result<u64, OperandError> {
     let t = text.trim();
     let lower = t.to_ascii_lowercase();
     let (neg, body) = match lower.strip_prefix('-') {
@@ -76,8 +95,7 @@ fn parse_decimal(fmt: Format, text: &str) -> Result<u64, String> {
         let sign = if neg { fmt.sign_bit() } else { 0 };
         return Ok(sign | fmt.exp_mask() | fmt.quiet_bit());
     }
-    let bad =
-        || format!("{} is not a number (give a decimal like 1.5, -0, 1e-40, inf, nan, or a hex word 0x…)", Quoted(t));
+    let bad = || OperandError::NotANumber { text: t.to_string() };
     if body.is_empty() || !body.starts_with(|c: char| c.is_ascii_digit() || c == '.' || c == 'i') {
         return Err(bad());
     }
@@ -144,10 +162,18 @@ mod tests {
         assert_eq!(parse_operand(Type::BF16, "-2"), Ok(0xC000));
         assert_eq!(parse_operand(Type::F64, "0.1"), Ok(0.1f64.to_bits()));
         assert_eq!(parse_operand(Type::F16x2, "1,-2"), Ok(0xC000_3C00));
-        assert!(parse_operand(Type::F16, "0x10000").unwrap_err().contains("too wide"));
-        assert!(parse_operand(Type::F32, "one").is_err());
+        let too_wide = parse_operand(Type::F16, "0x10000").unwrap_err();
+        assert_eq!(too_wide, OperandError::HexTooWide { text: "0x10000".into(), ty: Type::F16 });
+        assert_eq!(too_wide.to_string(), "hex word '0x10000' is too wide for .f16 (16 bits, at most 0xffff)");
+        assert_eq!(parse_operand(Type::F32, "one"), Err(OperandError::NotANumber { text: "one".into() }));
         assert!(parse_operand(Type::F32, "").is_err());
-        assert!(parse_operand(Type::F16x2, "1.0").is_err());
+        assert_eq!(
+            parse_operand(Type::F16x2, "1.0"),
+            Err(OperandError::NotAPair { text: "1.0".into(), ty: Type::F16x2 })
+        );
+        let s8 = Type::Int(IntType::S8);
+        assert_eq!(parse_operand(s8, "128"), Err(OperandError::OutOfRange { value: 128, ty: IntType::S8 }));
+        assert_eq!(parse_operand(s8, "128").unwrap_err().to_string(), "128 is out of the range of .s8 (-128..=127)");
     }
 
     #[test]

@@ -17,6 +17,9 @@ fuzz_target!(|input: (u8, &str)| {
             assert!(ty.bits() == 64 || word >> ty.bits() == 0, "{text:?} as .{}: {word:#x}", ty.name());
             assert_eq!(parse_operand(ty, &format!("{word:#x}")), Ok(word));
         }
-        Err(message) => assert!(message.len() <= MAX_MESSAGE, "{} bytes", message.len()),
+        Err(e) => {
+            let message = e.to_string();
+            assert!(message.len() <= MAX_MESSAGE, "{} bytes", message.len());
+        }
     }
 });

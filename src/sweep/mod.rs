@@ -35,7 +35,7 @@ pub use checkpoint::Checkpoint;
 use domain::Domain;
 use reference::Reference;
 use report::{Header, Report};
-use stats::{Context, Stats};
+use stats::{Context, Evaluated, Stats};
 
 /// Inputs per unit of work (the granularity of progress, checkpoints and parallelism).
 pub const UNIT: u64 = 1 << 20;
@@ -317,7 +317,8 @@ impl Sweep {
                     &mut rounded[..len],
                     &mut value[..len],
                 )?;
-                stats.record_block(&self.ctx, &mut scratch, at, &srcs, &results[..len], &rounded[..len], &value[..len]);
+                let block = Evaluated { start: at, inputs: &srcs, results: &results[..len], expected: &rounded[..len] };
+                stats.record_block(&self.ctx, &mut scratch, block, &value[..len]);
             }
             at += len as u64;
         }
@@ -485,11 +486,12 @@ mod tests {
                     let at = first as u64;
                     let (mut rounded, mut value) = (vec![0u32; len], vec![0f64; len]);
                     sweep.reference.eval_block(sweep.target, Format::F32, at, &[&x], &mut rounded, &mut value).unwrap();
-                    blocks.record_block(&sweep.ctx, &mut scratch, at, &[&x], &results, &rounded, &value);
+                    let block = Evaluated { start: at, inputs: &[&x], results: &results, expected: &rounded };
+                    blocks.record_block(&sweep.ctx, &mut scratch, block, &value);
                     if sweep.record_constant_run(&mut runs, at, &[&x], &results) {
                         taken += 1;
                     } else {
-                        runs.record_block(&sweep.ctx, &mut scratch, at, &[&x], &results, &rounded, &value);
+                        runs.record_block(&sweep.ctx, &mut scratch, block, &value);
                     }
                     assert_eq!(runs, blocks, "{spelling}, block of {len} from {first:#010x}");
                 }

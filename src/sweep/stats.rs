@@ -124,6 +124,27 @@ fn all_equal<W: Word>(s: &[W], c: u64) -> bool {
     at_level!(SimdLevel::active(), L => L::run(#[inline(always)] || s.iter().fold(true, |same, w| same & (w.to_u64() == c))))
 }
 
+/// Consecutive inputs `start..start + results.len()` as a sweep evaluated them: the operands
+/// (a slice per source operand), the instruction's results and the reference's results.
+#[derive(Clone, Copy)]
+pub struct Evaluated<'a, W> {
+    pub start: u64,
+    pub inputs: &'a [&'a [W]],
+    pub results: &'a [W],
+    pub expected: &'a [W],
+}
+
+impl<'a, W> Evaluated<'a, W> {
+    /// The block's first `h` inputs and the rest, given the operands' halves (`lo`, `hi`).
+    fn split(self, h: usize, lo: &'a [&'a [W]], hi: &'a [&'a [W]]) -> (Evaluated<'a, W>, Evaluated<'a, W>) {
+        let (results, expected) = (self.results.split_at(h), self.expected.split_at(h));
+        (
+            Evaluated { start: self.start, inputs: lo, results: results.0, expected: expected.0 },
+            Evaluated { start: self.start + h as u64, inputs: hi, results: results.1, expected: expected.1 },
+        )
+    }
+}
+
 /// Per-block buffers of [`Stats::record_block`], reused from block to block.
 #[derive(Default)]
 pub struct Scratch {
@@ -271,36 +292,27 @@ impl Stats {
         }
     }
 
-    /// Record inputs `start..start + results.len()`: their operands, the instruction's
-    /// results, the reference's results and values. Blocks whose operand 0 stays in one
+    /// Record a block of evaluated inputs and the reference's values. Blocks whose operand 0 stays in one
     /// binade, one plot bucket and one side of every clause's region, and that hold no NaN and
     /// no disagreement at an infinity, are summarised in one pass (`summary::summarize`); the others
     /// input by input.
-    #[allow(clippy::too_many_arguments)]
-    pub fn record_block<W: Word>(
-        &mut self,
-        ctx: &Context,
-        scratch: &mut Scratch,
-        start: u64,
-        inputs: &[&[W]],
-        results: &[W],
-        expected: &[W],
-        value: &[f64],
-    ) {
+    pub fn record_block<W: Word>(&mut self, ctx: &Context, scratch: &mut Scratch, block: Evaluated<W>, value: &[f64]) {
+        let Evaluated { start, inputs, results, expected } = block;
         let n = results.len();
         if n == 0 {
             return;
         }
         let (src, dst) = (ctx.src, ctx.dst);
-        let block = Block { src, dst, bitwise: ctx.bitwise, x: inputs[0], r: results, e: expected, v: value };
-        let sum = summarize(block, &mut scratch.lanes);
+        let lanes = Block { src, dst, bitwise: ctx.bitwise, operand0: inputs[0], results, expected, values: value };
+        let sum = summarize(lanes, &mut scratch.lanes);
         if !ctx.simple(&sum) || sum.irregular {
             if n > 256 {
                 // Halves are often simple (a block straddling one binade or bucket edge).
                 let h = n / 2;
                 let (lo, hi): (Vec<&[W]>, Vec<&[W]>) = inputs.iter().map(|s| s.split_at(h)).unzip();
-                self.record_block(ctx, scratch, start, &lo, &results[..h], &expected[..h], &value[..h]);
-                self.record_block(ctx, scratch, start + h as u64, &hi, &results[h..], &expected[h..], &value[h..]);
+                let (first, second) = block.split(h, &lo, &hi);
+                self.record_block(ctx, scratch, first, &value[..h]);
+                self.record_block(ctx, scratch, second, &value[h..]);
                 return;
             }
             let mut ops = [0u64; 3];
@@ -322,10 +334,7 @@ impl Stats {
         let c = results[0].to_u64();
         self.record_summary(
             ctx,
-            start,
-            inputs,
-            results,
-            expected,
+            block,
             &sum,
             |i| value[i],
             |metric, max| first_reaching(dst, c, value, metric == Metric::Relative, max),
@@ -358,7 +367,8 @@ impl Stats {
             return false;
         };
         // Every expected result is c, as every result is.
-        self.record_summary(ctx, start, inputs, results, results, &sum, &value_at, |metric, max| {
+        let block = Evaluated { start, inputs, results, expected: results };
+        self.record_summary(ctx, block, &sum, &value_at, |metric, max| {
             first_reaching_monotone(ctx.dst, c, n, metric == Metric::Relative, max, &value_at)
         });
         true
@@ -367,18 +377,15 @@ impl Stats {
     /// The rest of [`Stats::record_block`] for a block summarised as one (`sum`);
     /// `value_at(i)` is input i's reference value, `first_reaching(metric, max)` the first
     /// input reaching the maximum `max` of `metric` where the summary does not say.
-    #[allow(clippy::too_many_arguments)]
     fn record_summary<W: Word>(
         &mut self,
         ctx: &Context,
-        start: u64,
-        inputs: &[&[W]],
-        results: &[W],
-        expected: &[W],
+        block: Evaluated<W>,
         sum: &Summary,
         value_at: impl Fn(usize) -> f64,
         first_reaching: impl Fn(Metric, f64) -> usize,
     ) {
+        let Evaluated { start, inputs, results, expected } = block;
         let (src, dst, n) = (ctx.src, ctx.dst, results.len());
         let (kmin, kmax) = (sum.kmin, sum.kmax);
         self.count += n as u64;
@@ -607,7 +614,12 @@ mod tests {
         value: &[f64],
     ) {
         let mut block = Stats::new(ctx);
-        block.record_block(ctx, &mut Scratch::default(), start, &[inputs], results, expected, value);
+        block.record_block(
+            ctx,
+            &mut Scratch::default(),
+            Evaluated { start, inputs: &[inputs], results, expected },
+            value,
+        );
         let mut single = Stats::new(ctx);
         for i in 0..results.len() {
             let (x, r, e) = (inputs[i].to_u64(), results[i].to_u64(), expected[i].to_u64());
@@ -795,12 +807,22 @@ mod tests {
                     Format::F32 => {
                         let w = |v: &[u64]| v.iter().map(|&b| b as u32).collect::<Vec<u32>>();
                         let (x, r) = (w(&inputs), w(&words));
-                        blocks.record_block(&ctx, &mut scratch, start, &[&x], &r, &r, &value);
+                        blocks.record_block(
+                            &ctx,
+                            &mut scratch,
+                            Evaluated { start, inputs: &[&x], results: &r, expected: &r },
+                            &value,
+                        );
                     }
                     _ => {
                         let w = |v: &[u64]| v.iter().map(|&b| b as u16).collect::<Vec<u16>>();
                         let (x, r) = (w(&inputs), w(&words));
-                        blocks.record_block(&ctx, &mut scratch, start, &[&x], &r, &r, &value);
+                        blocks.record_block(
+                            &ctx,
+                            &mut scratch,
+                            Evaluated { start, inputs: &[&x], results: &r, expected: &r },
+                            &value,
+                        );
                     }
                 }
                 for i in 0..n {
@@ -880,7 +902,12 @@ mod tests {
                     taken_here += 1;
                 } else {
                     let e = vec![c as u32; n];
-                    runs.record_block(&ctx, &mut scratch, start, &[&x], &r, &e, &value);
+                    runs.record_block(
+                        &ctx,
+                        &mut scratch,
+                        Evaluated { start, inputs: &[&x], results: &r, expected: &e },
+                        &value,
+                    );
                 }
             }
             (taken, declined) = (taken + taken_here / 2, declined + 1 - taken_here / 2);
@@ -908,7 +935,12 @@ mod tests {
         for zero in [0u32, 0x8000_0000] {
             let mut s = Stats::new(&ctx);
             let words = [zero; 20];
-            s.record_block(&ctx, &mut Scratch::default(), 0, &[&[0x3F80_0000u32; 20]], &words, &words, &[-0.0; 20]);
+            s.record_block(
+                &ctx,
+                &mut Scratch::default(),
+                Evaluated { start: 0, inputs: &[&[0x3F80_0000u32; 20]], results: &words, expected: &words },
+                &[-0.0; 20],
+            );
             for case in &s.clauses {
                 assert_eq!(case.as_ref().unwrap().error.to_bits(), 0, "result {zero:#x}: {case:?}");
             }

@@ -118,18 +118,19 @@ pub(super) fn errors_of(rv: f64, v: f64, equal: bool) -> (f64, f64) {
     (abs, rel)
 }
 
-/// One block to summarise: `x` (operand 0), `r` (results), `e` (expected results) and `v`
-/// (exact values), of formats `src` (operand 0) and `dst` (results); `bitwise` when results
-/// and expected results are compared bit for bit, NaN payloads included.
+/// One block to summarise: operand 0, the results, the expected (reference) results and the
+/// exact values, of formats `src` (operand 0) and `dst` (results); `bitwise` when results and
+/// expected results are compared bit for bit, NaN payloads included. The functions below name
+/// them `x`, `r`, `e` and `v`.
 #[derive(Clone, Copy)]
 pub(super) struct Block<'a, W> {
     pub src: Format,
     pub dst: Format,
     pub bitwise: bool,
-    pub x: &'a [W],
-    pub r: &'a [W],
-    pub e: &'a [W],
-    pub v: &'a [f64],
+    pub operand0: &'a [W],
+    pub results: &'a [W],
+    pub expected: &'a [W],
+    pub values: &'a [f64],
 }
 
 /// Summarise `block` with the buffers of `scratch`.
@@ -147,7 +148,7 @@ fn summarize_at<W: Word>(level: SimdLevel, block: Block<W>, scratch: &mut LaneSc
 /// compiles for the level.
 #[inline(always)]
 fn summarize_for<L: Isa, W: Word>(block: Block<W>, scratch: &mut LaneScratch) -> Summary {
-    let Block { src, dst, x, r, e, v, .. } = block;
+    let Block { src, dst, operand0: x, results: r, expected: e, values: v, .. } = block;
     if W::BITS <= 32 {
         if let Some(errors) = constant_errors(dst, r, e, v) {
             return Summary::constant(operand_range(src, x), errors);
@@ -187,7 +188,7 @@ pub(super) fn constant_run<W: Word>(
 /// The definition: input by input.
 #[inline(never)]
 fn one_by_one<W: Word>(block: Block<W>) -> Summary {
-    let Block { src, dst, bitwise, x, r, e, v } = block;
+    let Block { src, dst, bitwise, operand0: x, results: r, expected: e, values: v } = block;
     let mut s = Summary::exact((i64::MAX, i64::MIN, u64::MAX, 0));
     for i in 0..r.len() {
         let b = x[i].to_u64();
@@ -578,7 +579,7 @@ const HUGE: f64 = 1.0 / TINY;
 /// the quotients are not used.
 #[inline(always)]
 fn lanes<L: Isa, W: Word, const F: u8>(block: Block<W>, scratch: &mut LaneScratch) -> Summary {
-    let Block { src, dst, bitwise, x, r, e, v } = block;
+    let Block { src, dst, bitwise, operand0: x, results: r, expected: e, values: v } = block;
     let n = r.len();
     let padded = n.div_ceil(LANES) * LANES;
     let LaneScratch { ulp, abs, q } = scratch;
@@ -755,13 +756,29 @@ mod tests {
                     let mut summary = |level| {
                         let s = match fmt {
                             Format::F32 => {
-                                let block = Block { src: fmt, dst: fmt, bitwise, x: &x, r: &r, e: &e, v: &value };
+                                let block = Block {
+                                    src: fmt,
+                                    dst: fmt,
+                                    bitwise,
+                                    operand0: &x,
+                                    results: &r,
+                                    expected: &e,
+                                    values: &value,
+                                };
                                 summarize_at(level, block, &mut scratch)
                             }
                             _ => {
                                 let h = |w: &[u32]| w.iter().map(|&b| b as u16).collect::<Vec<u16>>();
                                 let (x, r, e) = (h(&x), h(&r), h(&e));
-                                let block = Block { src: fmt, dst: fmt, bitwise, x: &x, r: &r, e: &e, v: &value };
+                                let block = Block {
+                                    src: fmt,
+                                    dst: fmt,
+                                    bitwise,
+                                    operand0: &x,
+                                    results: &r,
+                                    expected: &e,
+                                    values: &value,
+                                };
                                 summarize_at(level, block, &mut scratch)
                             }
                         };

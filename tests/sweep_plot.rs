@@ -2,9 +2,12 @@
 //! panic. Samples of both formats go to /tmp/plot_sample.svg and /tmp/plot_sample.png.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ptxfp::sweep::plot::{svg, write, Bucket, Metric, PlotData};
+use tempdir::TempDir;
+
+mod tempdir;
 
 const WIDTH: u32 = 1200;
 const HEIGHT: u32 = 800;
@@ -77,28 +80,6 @@ fn assert_balanced(doc: &str) {
 
 fn count(doc: &str, needle: &str) -> usize {
     doc.matches(needle).count()
-}
-
-/// A fresh directory under the system's temporary directory, removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("ptxfp-plot-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    fn entries(&self) -> Vec<String> {
-        std::fs::read_dir(&self.0).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 fn decode(path: &Path) -> (png::OutputInfo, Vec<u8>) {
@@ -256,12 +237,12 @@ fn edge_cases_do_not_panic() {
 
 #[test]
 fn png_has_the_layout_and_the_red_bound_line() {
-    let dir = Scratch::new("png");
+    let dir = TempDir::new("png");
     let buckets = f32_buckets();
     let hist = sample_histogram();
     let path = dir.0.join("plot.png");
     write(&path, &data(&buckets, Some(2f64.powi(-22)), &hist)).unwrap();
-    assert_eq!(dir.entries(), ["plot.png"]);
+    assert_eq!(dir.names(), ["plot.png"]);
     let bytes = std::fs::read(&path).unwrap();
     assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
     assert_eq!(&bytes[12..16], b"IHDR");
@@ -282,7 +263,7 @@ fn png_has_the_layout_and_the_red_bound_line() {
 
 #[test]
 fn svg_file_matches_svg_string() {
-    let dir = Scratch::new("svg");
+    let dir = TempDir::new("svg");
     let buckets = f32_buckets();
     let hist = sample_histogram();
     let plot = data(&buckets, Some(1e-7), &hist);
@@ -290,12 +271,12 @@ fn svg_file_matches_svg_string() {
     std::fs::write(&path, "old").unwrap();
     write(&path, &plot).unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), svg(&plot));
-    assert_eq!(dir.entries(), ["plot.svg"]);
+    assert_eq!(dir.names(), ["plot.svg"]);
 }
 
 #[test]
 fn bad_paths_are_errors_and_leave_no_file() {
-    let dir = Scratch::new("bad");
+    let dir = TempDir::new("bad");
     let buckets = f32_buckets();
     let hist = sample_histogram();
     let plot = data(&buckets, None, &hist);
@@ -306,10 +287,10 @@ fn bad_paths_are_errors_and_leave_no_file() {
     assert!(err.contains("missing"), "{err}");
     let err = write(&dir.0.join("missing/plot.png"), &plot).unwrap_err();
     assert!(err.contains("missing"), "{err}");
-    assert!(dir.entries().is_empty(), "{:?}", dir.entries());
+    assert!(dir.names().is_empty(), "{:?}", dir.names());
     // A directory in the way: the temporary file is removed again.
     std::fs::create_dir(dir.0.join("taken.svg")).unwrap();
     std::fs::write(dir.0.join("taken.svg/inside"), "x").unwrap();
     assert!(write(&dir.0.join("taken.svg"), &plot).is_err());
-    assert_eq!(dir.entries(), ["taken.svg"]);
+    assert_eq!(dir.names(), ["taken.svg"]);
 }

@@ -1,4 +1,4 @@
-//! The exact-arithmetic kernels (src/kernels/exact.rs, half.rs, exact_f64.rs, f64_directed.rs,
+//! The exact-arithmetic kernels (src/kernels/arith_f32.rs, half.rs, arith_f64.rs, f64_directed.rs,
 //! div_sqrt.rs)
 //! against the scalar definitions: `eval_batch` and `eval_unchecked` on the same operands, bit
 //! for bit.

@@ -22,7 +22,7 @@
 
 use crate::kernels::simd::{f32x16, f64x8, u16x16, u32x16, u64x8};
 
-use super::exact::narrow as narrow_f64;
+use super::arith_f32::narrow as narrow_f64;
 #[cfg(target_arch = "x86_64")]
 use super::half::f16c;
 use super::half::{odd_f32, widen_f16};

@@ -5,7 +5,7 @@
 //!
 //! On f32 the operands, widened exactly to f64 (flushed first under `.ftz`), are divided or
 //! rooted once in f64 to nearest, and that result q is rounded to f32 as the add and mul
-//! kernels round their exact values (`exact::finish`). That is the correct rounding of the
+//! kernels round their exact values (`arith_f32::finish`). That is the correct rounding of the
 //! exact quotient or root x in every direction, because x is never within half an f64 unit of
 //! a number with at most 25 significant bits — an f32 value or a midpoint between two, with an
 //! unbounded exponent; the subnormal grid and the `.ftz` thresholds are such numbers — unless
@@ -25,12 +25,12 @@
 //! Zeros, infinities and NaNs are IEEE's in f64 too, and every NaN becomes the canonical NaN.
 //!
 //! The f64 kernels are the IEEE operation with the direction encoded in the instruction, and
-//! the f64 NaN rule of `exact_f64`; without AVX-512F the f64 `div`, `rcp` and `sqrt` kernels
+//! the f64 NaN rule of `arith_f64`; without AVX-512F the f64 `div`, `rcp` and `sqrt` kernels
 //! are those of `f64_directed.rs`.
 
 use crate::kernels::simd::f64x8;
 
-use super::exact::{finish, widen, N};
+use super::arith_f32::{finish, widen, N};
 use super::lanes::{map, Dir, Rm, Rn, Rp, Rz};
 use super::level::Isa;
 use super::Kernel;
@@ -124,7 +124,7 @@ fn unary_f32<L: Isa, R: Dir, const FTZ: bool>(srcs: &[&[u32]], dst: &mut [u32], 
 mod f64_embedded {
     use std::arch::x86_64::{_mm512_div_round_pd, _mm512_set1_pd, _mm512_sqrt_round_pd};
 
-    use super::super::exact_f64::eval;
+    use super::super::arith_f64::eval;
     use super::super::lanes::by_embedded_rounding;
     use super::super::level::Isa;
     use super::Kernel;

@@ -1,7 +1,7 @@
 //! Kernels for f64 `add`, `sub`, `mul`, `fma`/`mad`, `div`, `rcp` and `sqrt` in the four
 //! rounding directions on levels without AVX-512's embedded rounding (PTX 9.7.3.3–8, .13, .15;
 //! docs/semantics.md §4): the IEEE operation with NVIDIA's f64 NaN rule, as the scalar definitions
-//! in `ops` compute it. With AVX-512, `exact_f64` and `div_sqrt` encode the direction in the
+//! in `ops` compute it. With AVX-512, `arith_f64` and `div_sqrt` encode the direction in the
 //! instruction instead.
 //!
 //! The vector instructions round to nearest (the floating-point environment Rust assumes;

@@ -5,12 +5,12 @@
 //! (tests/batch_equivalence_*.rs). Instructions without a kernel are evaluated by their scalar
 //! definition in parallel.
 
+mod arith_f32;
+#[cfg(target_arch = "x86_64")]
+mod arith_f64;
 mod convert;
 mod cvt_int;
 mod div_sqrt;
-mod exact;
-#[cfg(target_arch = "x86_64")]
-mod exact_f64;
 mod f64_directed;
 mod half;
 mod lanes;
@@ -89,14 +89,14 @@ pub(crate) fn select_at(instr: &Instr, target: Target, level: SimdLevel) -> Opti
 
 /// The kernel compiled for the level `L`.
 fn select_for<L: Isa>(instr: &Instr, target: Target) -> Option<Kernel> {
-    // --- exact arithmetic: add, sub, mul, fma, mad on f32/f32x2 (exact.rs), on
-    // f16/f16x2/bf16/bf16x2 (half.rs) and, with AVX-512, on f64 (exact_f64.rs) ---
-    if let Some(kernel) = exact::select::<L>(instr).or_else(|| half::select::<L>(instr)) {
+    // --- exact arithmetic: add, sub, mul, fma, mad on f32/f32x2 (arith_f32.rs), on
+    // f16/f16x2/bf16/bf16x2 (half.rs) and, with AVX-512, on f64 (arith_f64.rs) ---
+    if let Some(kernel) = arith_f32::select::<L>(instr).or_else(|| half::select::<L>(instr)) {
         return Some(kernel);
     }
     #[cfg(target_arch = "x86_64")]
     if L::AVX512 {
-        if let Some(kernel) = exact_f64::select::<L>(instr) {
+        if let Some(kernel) = arith_f64::select::<L>(instr) {
             return Some(kernel);
         }
     }

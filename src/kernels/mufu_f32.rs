@@ -16,7 +16,7 @@
 //! kernel for those operations and run the scalar definition; neither has sm_50's
 //! `sqrt.approx`, which is RCP(RSQ(x)) there (docs/semantics.md §1.1).
 
-use super::exact::mul_lanes;
+use super::arith_f32::mul_lanes;
 use super::lanes::{map, nan_f32, Rn};
 use super::level::Isa;
 use super::mufu_64h::{rcp64h, rsq64h};

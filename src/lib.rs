@@ -26,8 +26,8 @@ mod kernels;
 mod prepared;
 
 /// Modules public only with the feature `internals`: the scalar building blocks under the
-/// instructions, which this crate's tests reach (tests/ enable the feature through the
-/// dev-dependency on this crate). Unstable: no promise is made about them.
+/// instructions, which this crate's tests reach (the README's test command turns the feature
+/// on). Unstable: no promise is made about them.
 macro_rules! internal_modules {
     ($($name:ident,)*) => {$(
         #[cfg(feature = "internals")]

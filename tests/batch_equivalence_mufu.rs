@@ -17,6 +17,9 @@
 //! All 2^32 inputs of every f32 spelling are compared in tests/exhaustive_unary_f32.rs, and of
 //! RRO here (exhaustive tier).
 
+#[cfg(not(feature = "internals"))]
+compile_error!("these tests reach ptxfp's internals: run them as the README says, with --features ptxfp/internals");
+
 use std::fmt::LowerHex;
 
 use ptxfp::{mufu, Instr, SimdLevel, Target, Word};

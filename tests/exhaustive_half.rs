@@ -7,7 +7,7 @@
 //!    scalar definition, on every pair (in a packed word, the pairs with a sign-clear first
 //!    operand in element 0 and the others in element 1).
 //!
-//! Both parts run in the exhaustive tier, `cargo test --test exhaustive_half -- --include-ignored`
+//! Both parts run in the exhaustive tier, `cargo test --features internals --test exhaustive_half -- --include-ignored`
 //! (about two minutes of work per family on two cores, parallelised over the first operand),
 //! and share one evaluation of the scalar definitions per pair.
 //!
@@ -71,6 +71,9 @@
 //!
 //! NaN: whenever the reference is NaN, ptxfp must write exactly the canonical 0x7FFF
 //! (docs/semantics.md §4); signed zeros and everything else are compared bit for bit.
+
+#[cfg(not(feature = "internals"))]
+compile_error!("these tests reach ptxfp's internals: run them as the README says, with --features ptxfp/internals");
 
 use std::time::Instant;
 

@@ -31,6 +31,9 @@
 //! are compared. A NaN result is compared by class, and ptxfp must return the canonical f32 NaN
 //! 0x7FFFFFFF for it.
 
+#[cfg(not(feature = "internals"))]
+compile_error!("these tests reach ptxfp's internals: run them as the README says, with --features ptxfp/internals");
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;

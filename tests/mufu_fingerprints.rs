@@ -8,6 +8,9 @@
 //! the signed difference of raw bit patterns (hardware − reference), as the source did. The
 //! model must reproduce every count exactly.
 
+#[cfg(not(feature = "internals"))]
+compile_error!("these tests reach ptxfp's internals: run them as the README says, with --features ptxfp/internals");
+
 use std::collections::BTreeMap;
 
 use ptxfp::mufu::{ex2, rcp, rsq};

@@ -18,6 +18,9 @@
 //! for tanh and 2^x. Every test prints the measured maximum; a failing bound names the worst
 //! input in hex and its error.
 
+#[cfg(not(feature = "internals"))]
+compile_error!("these tests reach ptxfp's internals: run them as the README says, with --features ptxfp/internals");
+
 use ptxfp::mufu::ex2_half::{ex2_bf16, ex2_f16};
 use ptxfp::mufu::rcp64h::rcp64h;
 use ptxfp::mufu::rsq64h::rsq64h;

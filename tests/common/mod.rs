@@ -7,6 +7,9 @@
 
 #![allow(dead_code)]
 
+#[cfg(not(feature = "internals"))]
+compile_error!("these tests reach ptxfp's internals: run them as the README says, with --features ptxfp/internals");
+
 pub mod batch;
 
 use ptxfp::ops::cvt_int::IntType;

@@ -34,6 +34,8 @@ mod run;
 use std::io as stdio;
 use std::path::{Path, PathBuf};
 
+use crate::ptx::TargetError;
+
 pub use dtype::{result_dtype, writes_a_value, Dtype};
 pub use npy::{npy_header, read_npy_header, NpyHeader};
 pub use output::{check_writable, write_atomically, Writer};
@@ -43,9 +45,12 @@ pub use run::{run, run_until, BLOCK};
 /// Why files could not be evaluated.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The instruction cannot run as asked: wrong number of inputs, or the target lacks it.
+    /// The instruction cannot run as asked: the wrong number of inputs.
     #[error("{0}")]
     Instr(String),
+    /// The target lacks the instruction.
+    #[error(transparent)]
+    Target(#[from] TargetError),
     /// The operating system refused an operation on a file.
     #[error("cannot {action} {}: {source}", .path.display())]
     Io { path: PathBuf, action: &'static str, source: stdio::Error },

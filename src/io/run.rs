@@ -38,7 +38,7 @@ fn run_in_blocks(
     block: usize,
     stop: &AtomicBool,
 ) -> Result<u64, Error> {
-    target.check(instr).map_err(|e| Error::Instr(e.to_string()))?;
+    target.check(instr)?;
     if !instr.takes(inputs.len()) {
         let legal = instr.operand_counts();
         let files = if legal == [1] { "file" } else { "files" };

@@ -717,6 +717,11 @@ mod tests {
     /// bf16 blocks of uneven lengths, with results near the expected ones, constant blocks,
     /// NaNs (pairs and single), infinities, zeros, large distances and exact values outside
     /// [2^-1000, 2^1000].
+    /// A block whose operand 0 and results are of one format: operand 0, results, expected.
+    fn block<'a, W>(fmt: Format, bitwise: bool, [x, r, e]: [&'a [W]; 3], values: &'a [f64]) -> Block<'a, W> {
+        Block { src: fmt, dst: fmt, bitwise, operand0: x, results: r, expected: e, values }
+    }
+
     #[test]
     fn levels_agree() {
         let mut rng = crate::sweep::domain::Rng::for_case(0x5EED_1E7E_15A9_4EE5, 0);
@@ -755,31 +760,11 @@ mod tests {
                 for bitwise in [false, true] {
                     let mut summary = |level| {
                         let s = match fmt {
-                            Format::F32 => {
-                                let block = Block {
-                                    src: fmt,
-                                    dst: fmt,
-                                    bitwise,
-                                    operand0: &x,
-                                    results: &r,
-                                    expected: &e,
-                                    values: &value,
-                                };
-                                summarize_at(level, block, &mut scratch)
-                            }
+                            Format::F32 => summarize_at(level, block(fmt, bitwise, [&x, &r, &e], &value), &mut scratch),
                             _ => {
                                 let h = |w: &[u32]| w.iter().map(|&b| b as u16).collect::<Vec<u16>>();
                                 let (x, r, e) = (h(&x), h(&r), h(&e));
-                                let block = Block {
-                                    src: fmt,
-                                    dst: fmt,
-                                    bitwise,
-                                    operand0: &x,
-                                    results: &r,
-                                    expected: &e,
-                                    values: &value,
-                                };
-                                summarize_at(level, block, &mut scratch)
+                                summarize_at(level, block(fmt, bitwise, [&x, &r, &e], &value), &mut scratch)
                             }
                         };
                         // (NaN maxima compare by their printing.)

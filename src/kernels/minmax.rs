@@ -24,14 +24,7 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
         Opcode::Max => false,
         _ => return None,
     };
-    Some(match (instr.format(), min) {
-        (Format::F32, true) => Kernel::W32(minmax::<L, u32, 16, true>),
-        (Format::F32, false) => Kernel::W32(minmax::<L, u32, 16, false>),
-        (Format::F64, true) => Kernel::W64(minmax::<L, u64, 8, true>),
-        (Format::F64, false) => Kernel::W64(minmax::<L, u64, 8, false>),
-        (Format::F16 | Format::BF16, true) => Kernel::W16(minmax::<L, u16, 32, true>),
-        (Format::F16 | Format::BF16, false) => Kernel::W16(minmax::<L, u16, 32, false>),
-    })
+    Some(if min { by_width!(instr.format(), minmax::<L, true>) } else { by_width!(instr.format(), minmax::<L, false>) })
 }
 
 /// `min` (`MIN`) or `max` of two or three operand buffers of words `T`, `N` to a vector.

@@ -5,6 +5,21 @@
 //! (tests/batch_equivalence_*.rs). Instructions without a kernel are evaluated by their scalar
 //! definition in parallel.
 
+/// The [`Kernel`] of a width-generic kernel function `f::<L, T, N, …>` for the words of a
+/// format: 16-bit elements 32 to a vector, 32-bit words 16, 64-bit words 8 (one 512-bit
+/// register's worth each), further const arguments passed through.
+macro_rules! by_width {
+    ($fmt:expr, $f:ident::<$l:ident $(, $extra:tt)*>) => {
+        match $fmt {
+            $crate::format::Format::F16 | $crate::format::Format::BF16 => {
+                $crate::kernels::Kernel::W16($f::<$l, u16, 32 $(, $extra)*>)
+            }
+            $crate::format::Format::F32 => $crate::kernels::Kernel::W32($f::<$l, u32, 16 $(, $extra)*>),
+            $crate::format::Format::F64 => $crate::kernels::Kernel::W64($f::<$l, u64, 8 $(, $extra)*>),
+        }
+    };
+}
+
 mod arith_f32;
 #[cfg(target_arch = "x86_64")]
 mod arith_f64;

@@ -18,13 +18,10 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
     if from != instr.ty() {
         return None;
     }
-    Some(match instr.format() {
-        Format::F16 | Format::BF16 => Kernel::W16(same_format::<L, u16, 32>),
-        Format::F32 => Kernel::W32(same_format::<L, u32, 16>),
-        Format::F64 => Kernel::W64(same_format::<L, u64, 8>),
-    })
+    Some(by_width!(instr.format(), same_format::<L>))
 }
 
+/// The instruction on buffers of words `T`, `N` to a vector.
 fn same_format<L: Isa, T, const N: usize>(instr: &Instr, srcs: &[&[T]], dst: &mut [T])
 where
     T: Copy + Default,

@@ -18,11 +18,7 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
     if !matches!(op, Opcode::Abs | Opcode::Neg | Opcode::Copysign) {
         return None;
     }
-    Some(match instr.format() {
-        Format::F16 | Format::BF16 => Kernel::W16(sign::<L, u16, 32>),
-        Format::F32 => Kernel::W32(sign::<L, u32, 16>),
-        Format::F64 => Kernel::W64(sign::<L, u64, 8>),
-    })
+    Some(by_width!(instr.format(), sign::<L>))
 }
 
 /// The instruction on buffers of words `T`, `N` to a vector.

@@ -116,6 +116,12 @@ impl BatchPath {
     }
 }
 
+impl std::fmt::Display for BatchPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Elements per parallel task: large enough to amortise scheduling, small enough to balance.
 const CHUNK: usize = 1 << 14;
 

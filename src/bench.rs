@@ -10,6 +10,7 @@
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
+use serde::Serialize;
 
 use crate::batch::{with_words, BatchError, BatchPath, Word, WordsFn};
 use crate::kernels::SimdLevel;
@@ -31,8 +32,8 @@ pub const DEFAULT_INSTRS: [&str; 9] = [
 /// The buffer lengths `ptxfp bench` measures when none are given.
 pub const DEFAULT_LENGTHS: [usize; 2] = [1 << 20, 1 << 24];
 
-/// One measurement.
-#[derive(Clone, Debug)]
+/// One measurement: a record of `ptxfp bench --json`.
+#[derive(Clone, Debug, Serialize)]
 pub struct Measurement {
     pub instr: String,
     /// Elements per buffer.
@@ -42,20 +43,38 @@ pub struct Measurement {
     /// Elements per second of the baseline with the same buffers and threads.
     pub copy_elements_per_second: f64,
     pub ratio_to_copy: f64,
-    /// How the batch was evaluated.
+    /// How the batch was evaluated (`simd` or `scalar`).
+    #[serde(serialize_with = "by_name")]
     pub path: BatchPath,
-    /// The SIMD level the kernels ran at.
+    /// The SIMD level the kernels ran at (`baseline`, `avx2`, `avx512`).
+    #[serde(serialize_with = "by_name")]
     pub simd_level: SimdLevel,
 }
 
-impl Measurement {
-    /// A JSON object (no external serializer needed for these flat fields).
-    pub fn to_json(&self) -> String {
-        format!(
-            "{{\"instr\": \"{}\", \"elements\": {}, \"threads\": {}, \"elements_per_second\": {:.6e}, \"copy_elements_per_second\": {:.6e}, \"ratio_to_copy\": {:.4}, \"path\": \"{}\", \"simd_level\": \"{}\"}}",
-            self.instr, self.elements, self.threads, self.elements_per_second, self.copy_elements_per_second, self.ratio_to_copy, self.path.name(), self.simd_level
-        )
-    }
+/// A value serialized as its name (its `Display`).
+fn by_name<S: serde::Serializer>(value: &impl std::fmt::Display, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(value)
+}
+
+/// Why a measurement could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// The buffers of `len` elements of `element_bytes` (all operands and the result) exceed
+    /// [`MAX_BUFFER_BYTES`].
+    #[error(
+        "{len} elements of {instr} need {:.3e} bytes of buffers; bench takes at most {MAX_BUFFER_BYTES} bytes, {} elements",
+        *len as f64 * *element_bytes as f64,
+        MAX_BUFFER_BYTES / element_bytes
+    )]
+    TooLong { instr: Instr, len: usize, element_bytes: u64 },
+    /// No word types for the instruction's operand and result widths.
+    #[error("{instr}: no buffers of {source_bits}-bit sources and {result_bits}-bit results")]
+    NoBuffers { instr: Instr, source_bits: u32, result_bits: u32 },
+    /// The measuring threads could not be started.
+    #[error(transparent)]
+    Threads(#[from] rayon::ThreadPoolBuildError),
+    #[error(transparent)]
+    Eval(#[from] BatchError),
 }
 
 /// The most memory [`measure`] takes for its buffers (sources and destination): 4 GiB, room for
@@ -64,19 +83,18 @@ impl Measurement {
 pub const MAX_BUFFER_BYTES: u64 = 4 << 30;
 
 /// Measure `instr` on buffers of `len` elements with 1 thread and with `max_threads`.
-pub fn measure(instr: &Instr, target: Target, len: usize, max_threads: usize) -> Result<Vec<Measurement>, String> {
+pub fn measure(instr: &Instr, target: Target, len: usize, max_threads: usize) -> Result<Vec<Measurement>, BenchError> {
     let measure = Measure { instr, target, len, max_threads };
     let (src_bits, dst_bits) = (instr.source_type(0).bits(), instr.result_bits());
     let element_bytes = u64::from((instr.operand_counts()[0] as u32 * src_bits + dst_bits) / 8);
     if (len as u128) * u128::from(element_bytes) > u128::from(MAX_BUFFER_BYTES) {
-        return Err(format!(
-            "{len} elements of {instr} need {:.3e} bytes of buffers; bench takes at most {MAX_BUFFER_BYTES} bytes, {} elements",
-            len as f64 * element_bytes as f64,
-            MAX_BUFFER_BYTES / element_bytes
-        ));
+        return Err(BenchError::TooLong { instr: *instr, len, element_bytes });
     }
-    with_words(src_bits, dst_bits, measure)
-        .unwrap_or_else(|| Err(format!("{instr}: no buffers of {src_bits}-bit sources and {dst_bits}-bit results")))
+    with_words(src_bits, dst_bits, measure).unwrap_or(Err(BenchError::NoBuffers {
+        instr: *instr,
+        source_bits: src_bits,
+        result_bits: dst_bits,
+    }))
 }
 
 struct Measure<'a> {
@@ -87,7 +105,7 @@ struct Measure<'a> {
 }
 
 impl WordsFn for Measure<'_> {
-    type Output = Result<Vec<Measurement>, String>;
+    type Output = Result<Vec<Measurement>, BenchError>;
     fn call<S: Word, D: Word>(self) -> Self::Output {
         measure_words::<S, D>(self.instr, self.target, self.len, self.max_threads)
     }
@@ -98,7 +116,7 @@ fn measure_words<S: Word, D: Word>(
     target: Target,
     len: usize,
     max_threads: usize,
-) -> Result<Vec<Measurement>, String> {
+) -> Result<Vec<Measurement>, BenchError> {
     let sources: Vec<Vec<S>> = (0..instr.operand_counts()[0]).map(|k| operands::<S>(instr, k, len)).collect();
     let refs: Vec<&[S]> = sources.iter().map(Vec::as_slice).collect();
     let mut out = Vec::new();
@@ -107,9 +125,9 @@ fn measure_words<S: Word, D: Word>(
         thread_counts.push(max_threads);
     }
     for threads in thread_counts {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| e.to_string())?;
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
         let (rate, copy_rate) = pool.install(|| rates::<S, D>(instr, target, &refs, len));
-        let rate = rate.map_err(|e| e.to_string())?;
+        let rate = rate?;
         out.push(Measurement {
             instr: instr.to_string(),
             elements: len,

@@ -10,24 +10,9 @@
 //! Every instruction has one scalar definition (the `ops` modules), written after the rules of
 //! docs/semantics.md; values travel as raw bits in the low bits of a `u64`.
 
-// The API: the instruction model and its evaluation (re-exported below), files of operands,
-// error analysis, GPU capture kits, throughput measurement, operands and user input as text.
-pub mod bench;
-pub mod capture;
-pub mod io;
-pub mod operand;
-pub mod ptx;
-pub mod quote;
-pub mod sweep;
-
-mod batch;
-mod format;
-mod kernels;
-mod prepared;
-
-/// Modules public only with the feature `internals`: the scalar building blocks under the
-/// instructions, which this crate's tests reach (the README's test command turns the feature
-/// on). Unstable: no promise is made about them.
+/// Declares modules public only with the feature `internals` (the scalar building blocks under
+/// the instructions, the sweep's exact references), which this crate's tests reach (the
+/// README's test command turns the feature on). Unstable: no promise is made about them.
 macro_rules! internal_modules {
     ($($name:ident,)*) => {$(
         #[cfg(feature = "internals")]
@@ -36,6 +21,23 @@ macro_rules! internal_modules {
         mod $name;
     )*};
 }
+
+// The API: the instruction model and its evaluation (re-exported below), files of operands,
+// error analysis, GPU capture kits, throughput measurement, operands and user input as text.
+pub mod bench;
+#[cfg(feature = "sweep")]
+pub mod capture;
+pub mod io;
+pub mod operand;
+pub mod ptx;
+pub mod quote;
+#[cfg(feature = "sweep")]
+pub mod sweep;
+
+mod batch;
+mod format;
+mod kernels;
+mod prepared;
 
 internal_modules! {
     mufu,

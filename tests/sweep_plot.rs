@@ -280,12 +280,12 @@ fn bad_paths_are_errors_and_leave_no_file() {
     let buckets = f32_buckets();
     let hist = sample_histogram();
     let plot = data(&buckets, None, &hist);
-    let err = write(&dir.0.join("plot.jpg"), &plot).unwrap_err();
+    let err = write(&dir.0.join("plot.jpg"), &plot).unwrap_err().to_string();
     assert!(err.contains(".svg") && err.contains(".png"), "{err}");
     assert!(write(&dir.0.join("plot"), &plot).is_err());
-    let err = write(&dir.0.join("missing/plot.svg"), &plot).unwrap_err();
+    let err = write(&dir.0.join("missing/plot.svg"), &plot).unwrap_err().to_string();
     assert!(err.contains("missing"), "{err}");
-    let err = write(&dir.0.join("missing/plot.png"), &plot).unwrap_err();
+    let err = write(&dir.0.join("missing/plot.png"), &plot).unwrap_err().to_string();
     assert!(err.contains("missing"), "{err}");
     assert!(dir.names().is_empty(), "{:?}", dir.names());
     // A directory in the way: the temporary file is removed again.

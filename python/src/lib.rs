@@ -223,7 +223,7 @@ fn run_sweep(py: Python<'_>, spec: &str, shard: Option<&str>) -> PyResult<String
     let stop = AtomicBool::new(false);
     let outcome = py.detach(|| {
         std::thread::scope(|scope| {
-            let worker = scope.spawn(|| -> Result<Outcome, String> {
+            let worker = scope.spawn(|| -> Result<Outcome, sweep::Error> {
                 let sweep = Sweep::new(&spec, shard, true)?;
                 let control =
                     Control { progress: &|_, _| {}, stop: &stop, checkpoint: &|_| {}, checkpoint_every: f64::INFINITY };

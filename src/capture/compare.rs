@@ -5,7 +5,7 @@ use std::path::Path;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{Entry, Error, Inputs};
+use super::{Entry, Error, Inputs, ManifestError};
 use crate::batch::Word;
 use crate::io::Reader;
 use crate::ptx::{Instr, Target};
@@ -55,10 +55,11 @@ pub struct Mismatch {
 /// Compare one entry of the kit in `dir` whose results file exists (`compared` is `None` when
 /// it does not); with `keep`, also keep the first [`KEPT`] mismatches whole.
 pub fn compare_entry(dir: &Path, target: Target, entry: &Entry, keep: bool) -> Result<Outcome, Error> {
-    let instr: Instr = entry.instr.parse().map_err(|e: crate::ptx::ParseError| Error::Manifest {
-        path: dir.join(super::MANIFEST),
-        message: format!("entry {}: {e}", entry.instr),
-    })?;
+    let manifest_error = |problem| Error::Manifest { path: dir.join(super::MANIFEST), problem };
+    let instr: Instr = entry
+        .instr
+        .parse()
+        .map_err(|error| manifest_error(ManifestError::Spelling { entry: entry.instr.clone(), error }))?;
     let outcome =
         |compared| Outcome { instr: entry.instr.clone(), domain: entry.domain.clone(), count: entry.count, compared };
     let path = dir.join(&entry.output);
@@ -66,10 +67,7 @@ pub fn compare_entry(dir: &Path, target: Target, entry: &Entry, keep: bool) -> R
         return Ok(outcome(None));
     }
     if entry.result_bits != instr.result_bits() || entry.source_bits != instr.source_type(0).bits() {
-        return Err(Error::Manifest {
-            path: dir.join(super::MANIFEST),
-            message: format!("entry {}: the word widths are not the instruction's", entry.instr),
-        });
+        return Err(manifest_error(ManifestError::WordWidths { entry: entry.instr.clone() }));
     }
     let gpu = Reader::open(&path, entry.result_bits)?;
     gpu.expect_words(entry.result_bits, entry.count)?;
@@ -78,10 +76,8 @@ pub fn compare_entry(dir: &Path, target: Target, entry: &Entry, keep: bool) -> R
         Inputs::Files { files } => files.len(),
     };
     if operands != entry.sources || !instr.takes(entry.sources) {
-        return Err(Error::Manifest {
-            path: dir.join(super::MANIFEST),
-            message: format!("entry {}: {operands} operand sources for {} operands", entry.instr, entry.sources),
-        });
+        let (entry, files, sources) = (entry.instr.clone(), operands, entry.sources);
+        return Err(manifest_error(ManifestError::OperandCount { entry, files, sources }));
     }
     let mut files = Vec::with_capacity(operands);
     if let Inputs::Files { files: names } = &entry.inputs {
@@ -94,10 +90,8 @@ pub fn compare_entry(dir: &Path, target: Target, entry: &Entry, keep: bool) -> R
     let run = Run { instr, target, entry, gpu, files, keep };
     let (s, d) = (entry.source_bits, entry.result_bits);
     let comparison = crate::batch::with_words(s, d, run).unwrap_or_else(|| {
-        Err(Error::Manifest {
-            path: dir.join(super::MANIFEST),
-            message: format!("entry {}: {s}-bit sources, {d}-bit results are not operand words", entry.instr),
-        })
+        let entry = entry.instr.clone();
+        Err(manifest_error(ManifestError::NotWords { entry, source_bits: s, result_bits: d }))
     })?;
     Ok(outcome(Some(comparison)))
 }
@@ -170,7 +164,7 @@ impl Run<'_> {
         self.gpu.read_at(start, &mut gpu)?;
         let mut model = vec![D::zeroed(); n];
         let views: Vec<&[S]> = operands.iter().map(Vec::as_slice).collect();
-        self.instr.eval_batch(self.target, &views, &mut model).map_err(|e| Error::Request(e.to_string()))?;
+        self.instr.eval_batch(self.target, &views, &mut model)?;
         let mut result = Comparison { mismatches: 0, first: Vec::new(), kept: Vec::new() };
         for i in (0..n).filter(|&i| gpu[i].to_u64() != model[i].to_u64()) {
             result.mismatches += 1;

@@ -13,18 +13,19 @@
 pub mod compare;
 pub mod ptx;
 
-use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::batch::BatchError;
 use crate::format::Format;
 use crate::io::{self, Dtype, Writer};
 use crate::ops::cvt_int::IntType;
-use crate::ptx::{catalog, Element, Instr, Mode, Opcode, Target};
+use crate::ptx::{catalog, Element, Instr, Mode, Opcode, ParseError, Target, TargetError};
 use crate::round::Rounding;
 use crate::sweep::domain::{Domain, PatternSet, Sampling};
+use crate::sweep::DomainError;
 
 /// The name of the kit's index in its directory.
 pub const MANIFEST: &str = "manifest.json";
@@ -92,33 +93,54 @@ impl Counter {
     }
 }
 
-/// Why a kit could not be written or read.
-#[derive(Debug)]
+/// Why a kit could not be written, read or compared.
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A spelling, target or domain that cannot be captured as asked.
-    Request(String),
+    /// A SASS operation (MUFU, RRO) named: only PTX spellings are captured.
+    #[error("{instr} is a SASS operation: capture the PTX spellings that lower to it (see `ptxfp ops`)")]
+    Sass { instr: Instr },
+    /// The target lacks a spelling named.
+    #[error(transparent)]
+    Target(#[from] TargetError),
+    #[error("name the spellings to capture, or --all")]
+    Nothing,
+    /// The range or sample count asked for is not a domain.
+    #[error(transparent)]
+    Domain(#[from] DomainError),
+    #[error("{instr}: --range is for floating-point sources")]
+    RangeOfIntegers { instr: Instr },
+    #[error("{instr}: a --range of a packed type needs --random")]
+    RangeOfPacked { instr: Instr },
+    #[error("{instr}: a domain of {count} inputs in several intervals is too large to write; use --random N")]
+    TooManyIntervals { instr: Instr, count: u64 },
+    #[error("{instr}: {count} sampled inputs exceed the {MAX_FILE_INPUTS} a kit writes per spelling")]
+    TooManySamples { instr: Instr, count: u64 },
+    /// ptxfp's evaluation of a kit's inputs failed.
+    #[error(transparent)]
+    Eval(#[from] BatchError),
     /// A file could not be read or written.
-    Io(io::Error),
+    #[error(transparent)]
+    Io(#[from] io::Error),
     /// `manifest.json` is missing or not a kit's.
-    Manifest { path: PathBuf, message: String },
+    #[error("{}: {problem}", path.display())]
+    Manifest { path: PathBuf, problem: ManifestError },
 }
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Request(message) => f.write_str(message),
-            Error::Io(e) => e.fmt(f),
-            Error::Manifest { path, message } => write!(f, "{}: {message}", path.display()),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
-
-impl From<io::Error> for Error {
-    fn from(e: io::Error) -> Error {
-        Error::Io(e)
-    }
+/// What is wrong with a kit's manifest.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    #[error("cannot read it: {0}")]
+    Unreadable(std::io::Error),
+    #[error("not a ptxfp capture manifest: {0}")]
+    NotAManifest(serde_json::Error),
+    #[error("entry {entry}: {error}")]
+    Spelling { entry: String, error: ParseError },
+    #[error("entry {entry}: the word widths are not the instruction's")]
+    WordWidths { entry: String },
+    #[error("entry {entry}: {files} operand sources for {sources} operands")]
+    OperandCount { entry: String, files: usize, sources: usize },
+    #[error("entry {entry}: {source_bits}-bit sources, {result_bits}-bit results are not operand words")]
+    NotWords { entry: String, source_bits: u32, result_bits: u32 },
 }
 
 /// What to capture.
@@ -142,9 +164,8 @@ impl Manifest {
     pub fn load(dir: &Path) -> Result<Manifest, Error> {
         let path = dir.join(MANIFEST);
         let text = fs::read_to_string(&path)
-            .map_err(|e| Error::Manifest { path: path.clone(), message: format!("cannot read it: {e}") })?;
-        serde_json::from_str(&text)
-            .map_err(|e| Error::Manifest { path, message: format!("not a ptxfp capture manifest: {e}") })
+            .map_err(|e| Error::Manifest { path: path.clone(), problem: ManifestError::Unreadable(e) })?;
+        serde_json::from_str(&text).map_err(|e| Error::Manifest { path, problem: ManifestError::NotAManifest(e) })
     }
 }
 
@@ -179,16 +200,14 @@ pub fn write_kit(request: &Request, dir: &Path) -> Result<Manifest, Error> {
     }
     for &instr in &request.instrs {
         if !is_ptx(&instr) {
-            return Err(Error::Request(format!(
-                "{instr} is a SASS operation: capture the PTX spellings that lower to it (see `ptxfp ops`)"
-            )));
+            return Err(Error::Sass { instr });
         }
-        request.target.check(&instr).map_err(|e| Error::Request(e.to_string()))?;
+        request.target.check(&instr)?;
         let sources = instr.operand_counts()[0];
         plans.push(Plan::standard(instr, sources, request.range.as_deref(), request.random, request.seed)?);
     }
     if plans.is_empty() {
-        return Err(Error::Request("name the spellings to capture, or --all".into()));
+        return Err(Error::Nothing);
     }
     fs::create_dir_all(dir).map_err(|source| io::Error::Io { path: dir.into(), action: "create", source })?;
     let mut entries = Vec::with_capacity(plans.len());
@@ -248,12 +267,10 @@ impl Plan {
     ) -> Result<Plan, Error> {
         let ty = instr.source_type(0);
         let (set, what) = match (ty.element(), range) {
-            (Element::Float(fmt), Some(r)) => {
-                (PatternSet::range(fmt, r).map_err(Error::Request)?, format!("range {r}"))
-            }
+            (Element::Float(fmt), Some(r)) => (PatternSet::range(fmt, r)?, format!("range {r}")),
             (Element::Float(fmt), None) => (PatternSet::all(fmt), format!("all {} values", fmt.name())),
             (Element::Int(_), Some(_)) => {
-                return Err(Error::Request(format!("{instr}: --range is for floating-point sources")));
+                return Err(Error::RangeOfIntegers { instr });
             }
             (Element::Int(int), None) => {
                 let set = integer_patterns(int);
@@ -266,10 +283,9 @@ impl Plan {
         };
         // Packed operands draw each lane from the set: one pattern set per lane.
         let lanes = ty.lanes() as usize;
-        let domain =
-            Domain::new(vec![set; sources * lanes], what, random.map(|n| (n, seed))).map_err(Error::Request)?;
+        let domain = Domain::new(vec![set; sources * lanes], what, random.map(|n| (n, seed)))?;
         if domain.sampling == Sampling::Exhaustive && lanes > 1 && range.is_some() {
-            return Err(Error::Request(format!("{instr}: a --range of a packed type needs --random")));
+            return Err(Error::RangeOfPacked { instr });
         }
         let what = match domain.sampling {
             // The pattern set of an integer source is named after a float format.
@@ -301,21 +317,12 @@ impl Plan {
                 None if d.count() <= MAX_FILE_INPUTS => {
                     (d.count(), self.write_files(dir, stem, d.count(), |start, out| d.fill(start, out))?)
                 }
-                None => {
-                    return Err(Error::Request(format!(
-                        "{}: a domain of {} inputs in several intervals is too large to write; use --random N",
-                        self.instr,
-                        d.count()
-                    )))
-                }
+                None => return Err(Error::TooManyIntervals { instr: self.instr, count: d.count() }),
             },
             Source::Domain(d) => {
                 let count = d.count();
                 if count > MAX_FILE_INPUTS {
-                    return Err(Error::Request(format!(
-                        "{}: {count} sampled inputs exceed the {MAX_FILE_INPUTS} a kit writes per spelling",
-                        self.instr
-                    )));
+                    return Err(Error::TooManySamples { instr: self.instr, count });
                 }
                 let lanes = ty.lanes() as usize;
                 let lane_bits = bits / lanes as u32;

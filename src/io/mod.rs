@@ -34,7 +34,8 @@ mod run;
 use std::io as stdio;
 use std::path::{Path, PathBuf};
 
-use crate::ptx::TargetError;
+use crate::batch::BatchError;
+use crate::ptx::{alternatives, Instr, TargetError};
 
 pub use dtype::{result_dtype, writes_a_value, Dtype};
 pub use npy::{npy_header, read_npy_header, NpyHeader};
@@ -45,9 +46,20 @@ pub use run::{run, run_until, BLOCK};
 /// Why files could not be evaluated.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The instruction cannot run as asked: the wrong number of inputs.
-    #[error("{0}")]
-    Instr(String),
+    /// Not one input file per source operand of the instruction (`legal`: the operand counts
+    /// it takes).
+    #[error(
+        "{instr} takes {} input {}, one per source operand; got {got}",
+        alternatives(legal),
+        if *legal == [1] { "file" } else { "files" }
+    )]
+    InputCount { instr: Instr, legal: Vec<usize>, got: usize },
+    /// No word types for the instruction's operand and result widths.
+    #[error("{instr}: no {source_bits}-bit sources with {result_bits}-bit results")]
+    NoWords { instr: Instr, source_bits: u32, result_bits: u32 },
+    /// The evaluation of a block failed.
+    #[error(transparent)]
+    Eval(#[from] BatchError),
     /// The target lacks the instruction.
     #[error(transparent)]
     Target(#[from] TargetError),

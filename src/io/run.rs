@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{data_error, result_dtype, Error, Reader, Writer};
 use crate::batch::Word;
-use crate::ptx::{alternatives, Instr, Target};
+use crate::ptx::{Instr, Target};
 
 /// Elements evaluated per block: every input and the output hold one block in memory
 /// (at most 4 · 2^22 · 8 bytes = 128 MiB for a three-operand f64 instruction).
@@ -40,13 +40,7 @@ fn run_in_blocks(
 ) -> Result<u64, Error> {
     target.check(instr)?;
     if !instr.takes(inputs.len()) {
-        let legal = instr.operand_counts();
-        let files = if legal == [1] { "file" } else { "files" };
-        return Err(Error::Instr(format!(
-            "{instr} takes {} input {files}, one per source operand; got {}",
-            alternatives(&legal),
-            inputs.len()
-        )));
+        return Err(Error::InputCount { instr: *instr, legal: instr.operand_counts(), got: inputs.len() });
     }
     let mut readers = Vec::with_capacity(inputs.len());
     for (i, path) in inputs.iter().enumerate() {
@@ -70,9 +64,11 @@ fn run_in_blocks(
     let src_bits = instr.source_type(0).bits();
     let dst_bits = instr.result_bits();
     let args = Stream { instr, target, readers: &mut readers[..], writer: &mut writer, len, block, stop };
-    crate::batch::with_words(src_bits, dst_bits, args).unwrap_or_else(|| {
-        Err(Error::Instr(format!("{instr}: no {src_bits}-bit sources with {dst_bits}-bit results")))
-    })?;
+    crate::batch::with_words(src_bits, dst_bits, args).unwrap_or(Err(Error::NoWords {
+        instr: *instr,
+        source_bits: src_bits,
+        result_bits: dst_bits,
+    }))?;
     writer.commit()?;
     Ok(len)
 }
@@ -107,7 +103,7 @@ impl crate::batch::WordsFn for Stream<'_> {
                 reader.read_block(&mut buf[..n])?;
             }
             let views: Vec<&[S]> = sources.iter().map(|b| &b[..n]).collect();
-            instr.eval_batch(target, &views, &mut out[..n]).map_err(|e| Error::Instr(e.to_string()))?;
+            instr.eval_batch(target, &views, &mut out[..n])?;
             writer.write_block(&out[..n])?;
             done += n as u64;
         }

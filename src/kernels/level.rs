@@ -159,7 +159,9 @@ pub(crate) trait Isa: 'static {
     );
 
     /// `f()` compiled for the level: a function of the level's target features, into which
-    /// `f` (an `#[inline(always)]` closure) and what it inlines are compiled.
+    /// `f` (an `#[inline(always)]` closure) and what it inlines are compiled. Only the sweep
+    /// compiles loops of its own this way.
+    #[cfg_attr(not(feature = "sweep"), allow(dead_code))]
     fn run<R>(f: impl FnOnce() -> R) -> R;
 }
 

@@ -7,7 +7,6 @@
 //! checked against the sweep it continues when the sweep runs (its shard, spec, units and
 //! counts).
 
-use std::fmt;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
@@ -59,34 +58,23 @@ struct Envelope<'a> {
 }
 
 /// Why a checkpoint file was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
-    /// Not a checkpoint at all: not JSON of the envelope's shape, another format's name, or
-    /// a body that is not a [`Saved`] (the parser's message).
-    NotACheckpoint(String),
+    /// Not JSON of the envelope's shape, or a body that is not a [`Saved`].
+    #[error("not a ptxfp sweep checkpoint: {0}")]
+    Json(#[from] serde_json::Error),
+    /// Another format's name.
+    #[error("not a ptxfp sweep checkpoint: its format is {}", Quoted(format))]
+    OtherFormat { format: String },
     /// A checkpoint of another format version.
+    #[error("a sweep checkpoint of format version {0}; this ptxfp reads version {VERSION}")]
     Version(u32),
     /// The body does not match its checksum.
+    #[error(
+        "the checkpoint's checksum does not match its contents (the file was edited or damaged); start the sweep again without --resume"
+    )]
     Checksum,
 }
-
-impl fmt::Display for CheckpointError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CheckpointError::NotACheckpoint(why) => write!(f, "not a ptxfp sweep checkpoint: {why}"),
-            CheckpointError::Version(v) => {
-                write!(f, "a sweep checkpoint of format version {v}; this ptxfp reads version {VERSION}")
-            }
-            CheckpointError::Checksum => write!(
-                f,
-                "the checkpoint's checksum does not match its contents (the file was edited or damaged); \
-                 start the sweep again without --resume"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for CheckpointError {}
 
 impl Saved {
     /// The text of a checkpoint file.
@@ -100,10 +88,9 @@ impl Saved {
 
     /// Read a checkpoint file's text: its format, version and checksum checked, then its body.
     pub fn from_text(text: &str) -> Result<Saved, CheckpointError> {
-        let not_one = |e: &dyn fmt::Display| CheckpointError::NotACheckpoint(e.to_string());
-        let envelope: Envelope = serde_json::from_str(text).map_err(|e| not_one(&e))?;
+        let envelope: Envelope = serde_json::from_str(text)?;
         if envelope.format != FORMAT {
-            return Err(not_one(&format_args!("its format is {}", Quoted(&envelope.format))));
+            return Err(CheckpointError::OtherFormat { format: envelope.format });
         }
         if envelope.version != VERSION {
             return Err(CheckpointError::Version(envelope.version));
@@ -112,6 +99,6 @@ impl Saved {
         if crc32fast::hash(body.as_bytes()) != envelope.crc32 {
             return Err(CheckpointError::Checksum);
         }
-        serde_json::from_str(body).map_err(|e| not_one(&e))
+        Ok(serde_json::from_str(body)?)
     }
 }

@@ -5,13 +5,13 @@
 //! Exhaustive order: operand 0 varies slowest; within an operand, patterns ascend (so the
 //! default f32 domain is input `i` = bit pattern `i`, the layout a GPU dump naturally has).
 
+use super::error::DomainError;
 use crate::batch::Word;
 use crate::format::Format;
 use crate::kernels::level::{at_level, Isa};
 use crate::kernels::SimdLevel;
 use crate::operand::parse_operand;
 use crate::ptx::Type;
-use crate::quote::Quoted;
 
 /// Domains larger than this are sampled rather than enumerated.
 pub const EXHAUSTIVE_LIMIT: u64 = 1 << 32;
@@ -70,10 +70,10 @@ impl PatternSet {
     }
 
     /// The positive values of binade `e`: [2^e, 2^(e+1)), normals only.
-    pub fn binade(fmt: Format, e: i32) -> Result<PatternSet, String> {
+    pub fn binade(fmt: Format, e: i32) -> Result<PatternSet, DomainError> {
         let (lo, hi) = (fmt.emin(), fmt.emax());
         if e < lo || e > hi {
-            return Err(format!("binade {e} does not exist in {}: normal binades are {lo}..={hi}", fmt.name()));
+            return Err(DomainError::NoSuchBinade { binade: e, fmt, lo, hi });
         }
         let start = ((e + fmt.bias()) as u64) << fmt.frac_bits();
         Ok(PatternSet { fmt, intervals: vec![(start, start + fmt.frac_mask())] })
@@ -83,10 +83,8 @@ impl PatternSet {
     /// of the format (`1.0..2.0`, `-3.14159274..=3.14159274`, `-inf..=inf`; every value v
     /// with LO ≤ v < HI, so `0.0..` bounds include −0) or both hex bit patterns
     /// (`0x3f800000..0x40000000`: the patterns themselves, NaNs included if in range).
-    pub fn range(fmt: Format, text: &str) -> Result<PatternSet, String> {
-        let syntax = || {
-            format!("{} is not a range: write LO..HI or LO..=HI with decimal values (1.0..2.0) or hex bit patterns (0x3f800000..0x40000000)", Quoted(text))
-        };
+    pub fn range(fmt: Format, text: &str) -> Result<PatternSet, DomainError> {
+        let syntax = || DomainError::RangeSyntax { text: text.into() };
         let (lo_text, hi_text, inclusive) = match text.split_once("..=") {
             Some((lo, hi)) => (lo, hi, true),
             None => match text.split_once("..") {
@@ -99,10 +97,10 @@ impl PatternSet {
             return Err(syntax());
         }
         let ty = scalar_type(fmt);
-        let lo = parse_operand(ty, lo_text).map_err(|e| format!("range start: {e}"))?;
-        let hi = parse_operand(ty, hi_text).map_err(|e| format!("range end: {e}"))?;
+        let lo = parse_operand(ty, lo_text).map_err(DomainError::RangeStart)?;
+        let hi = parse_operand(ty, hi_text).map_err(DomainError::RangeEnd)?;
         let is_hex = |t: &str| t.starts_with("0x") || t.starts_with("0X");
-        let empty = || Err(format!("the range {text} contains no {} value", fmt.name()));
+        let empty = || Err(DomainError::EmptyRange { text: text.into(), fmt });
         match (is_hex(lo_text), is_hex(hi_text)) {
             (true, true) => {
                 let hi = if inclusive {
@@ -119,7 +117,7 @@ impl PatternSet {
             }
             (false, false) => {
                 if fmt.is_nan(lo) || fmt.is_nan(hi) {
-                    return Err(format!("a value range cannot have a NaN bound ({text}); use hex bit patterns"));
+                    return Err(DomainError::NanBound { text: text.into() });
                 }
                 let is_zero = |b: u64| b & !fmt.sign_bit() == 0;
                 // Value semantics: −0 == +0, so a zero bound admits both zeros.
@@ -143,7 +141,7 @@ impl PatternSet {
                 }
                 Ok(PatternSet { fmt, intervals })
             }
-            _ => Err(format!("{}: give both bounds as decimal values or both as hex bit patterns", Quoted(text))),
+            _ => Err(DomainError::MixedBounds { text: text.into() }),
         }
     }
 
@@ -279,10 +277,10 @@ pub struct Domain {
 impl Domain {
     /// `sets` enumerated when their product is at most [`EXHAUSTIVE_LIMIT`], otherwise
     /// [`DEFAULT_RANDOM`] draws with seed 1; `random` forces sampling.
-    pub fn new(sets: Vec<PatternSet>, what: String, random: Option<(u64, u64)>) -> Result<Domain, String> {
+    pub fn new(sets: Vec<PatternSet>, what: String, random: Option<(u64, u64)>) -> Result<Domain, DomainError> {
         let size = sets.iter().fold(1u64, |n, s| n.saturating_mul(s.len()));
         let sampling = match random {
-            Some((0, _)) => return Err("--random needs at least one case".into()),
+            Some((0, _)) => return Err(DomainError::NoCases),
             Some((n, seed)) => Sampling::Random { n, seed },
             None if size <= EXHAUSTIVE_LIMIT => Sampling::Exhaustive,
             None => Sampling::Random { n: DEFAULT_RANDOM, seed: 1 },
@@ -419,18 +417,18 @@ mod tests {
         assert_eq!(PatternSet::range(f, "-1.0..0.0").unwrap().intervals, vec![(0x8000_0001, 0xBF80_0000)]);
         let all = PatternSet::range(f, "-inf..=inf").unwrap();
         assert_eq!(all.len(), (1u64 << 32) - 2 * 0x7F_FFFF);
-        assert!(PatternSet::range(f, "2.0..1.0").unwrap_err().contains("no f32 value"));
+        assert!(PatternSet::range(f, "2.0..1.0").unwrap_err().to_string().contains("no f32 value"));
         assert!(PatternSet::range(f, "1.0..1.0").is_err());
-        assert!(PatternSet::range(f, "1.0").unwrap_err().contains("LO..HI"));
-        assert!(PatternSet::range(f, "0x3f800000..2.0").unwrap_err().contains("both"));
-        assert!(PatternSet::range(f, "nan..1.0").unwrap_err().contains("NaN"));
+        assert!(PatternSet::range(f, "1.0").unwrap_err().to_string().contains("LO..HI"));
+        assert!(PatternSet::range(f, "0x3f800000..2.0").unwrap_err().to_string().contains("both"));
+        assert!(PatternSet::range(f, "nan..1.0").unwrap_err().to_string().contains("NaN"));
     }
 
     #[test]
     fn hex_ranges_are_patterns() {
         let r = PatternSet::range(Format::F16, "0x7c00..=0x7fff").unwrap();
         assert_eq!(r.intervals, vec![(0x7C00, 0x7FFF)]);
-        assert!(PatternSet::range(Format::F16, "0x0..0x10000").unwrap_err().contains("too wide"));
+        assert!(PatternSet::range(Format::F16, "0x0..0x10000").unwrap_err().to_string().contains("too wide"));
     }
 
     /// Sets whose intervals of patterns cross the sign bit span negative and positive
@@ -449,7 +447,7 @@ mod tests {
     fn binades_are_normal_positive_values() {
         let b = PatternSet::binade(Format::F32, 0).unwrap();
         assert_eq!(b.intervals, vec![(0x3F80_0000, 0x3FFF_FFFF)]);
-        assert!(PatternSet::binade(Format::F16, 16).unwrap_err().contains("-14..=15"));
+        assert!(PatternSet::binade(Format::F16, 16).unwrap_err().to_string().contains("-14..=15"));
     }
 
     #[test]

@@ -95,7 +95,8 @@ pub enum MathFn {
 }
 
 impl MathFn {
-    /// Every function, in declaration order.
+    /// Every function, in declaration order (for tests).
+    #[cfg(any(test, feature = "internals"))]
     pub const ALL: [MathFn; 10] = [
         MathFn::Rcp,
         MathFn::Sqrt,

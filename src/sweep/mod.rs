@@ -4,18 +4,22 @@
 //!
 //! The domain is cut into units of [`UNIT`] inputs; each unit is generated, evaluated (through
 //! the batch kernels), compared and summarised block by block on one thread, and the units'
-//! statistics merge exactly (see [`stats`]). That is what makes shards, threads, interrupted
+//! statistics merge exactly (the private module `stats`). That is what makes shards, threads, interrupted
 //! and resumed runs give the same report as one uninterrupted run.
 
-pub mod bound;
+mod bound;
 pub mod checkpoint;
 pub mod domain;
-pub mod exact;
+mod error;
 pub mod plot;
-pub mod reference;
+mod reference;
 pub mod report;
-pub mod stats;
+mod stats;
 mod summary;
+// The correctly rounded references, which tests/sweep_reference.rs checks directly.
+internal_modules! {
+    exact,
+}
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -28,13 +32,13 @@ use crate::batch::Word;
 use crate::format::Format;
 use crate::kernels;
 use crate::kernels::level::{at_level, Isa};
-use crate::ptx::{Instr, Opcode, Target, TargetError};
-use crate::quote::Quoted;
+use crate::ptx::{Instr, Opcode, Target};
 use bound::Bound;
 pub use checkpoint::Checkpoint;
 use domain::Domain;
+pub use error::{DomainError, Error, MergeError, PlotError, ReferenceError, ReportError, ResumeError};
 use reference::Reference;
-use report::{Header, Report};
+use report::Report;
 use stats::{Context, Evaluated, Stats};
 
 /// Inputs per unit of work (the granularity of progress, checkpoints and parallelism).
@@ -53,8 +57,8 @@ impl Shard {
     pub const WHOLE: Shard = Shard { index: 1, count: 1 };
 
     /// Parse `K/N` (1 ≤ K ≤ N).
-    pub fn parse(text: &str) -> Result<Shard, String> {
-        let bad = || format!("{} is not a shard: write K/N with 1 <= K <= N, e.g. 2/3", Quoted(text));
+    pub fn parse(text: &str) -> Result<Shard, Error> {
+        let bad = || Error::Shard { text: text.into() };
         let (k, n) = text.split_once('/').ok_or_else(bad)?;
         let (index, count): (u64, u64) = (k.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
         if index == 0 || index > count {
@@ -114,7 +118,7 @@ pub struct Sweep {
     pub instr: Instr,
     pub target: Target,
     pub domain: Domain,
-    pub reference: Reference,
+    pub(crate) reference: Reference,
     pub shard: Shard,
     ctx: Context,
     bound: Option<Bound>,
@@ -139,18 +143,16 @@ pub struct Control<'a> {
 impl Sweep {
     /// Build the sweep `spec` describes (shard `shard`), checking every part. With
     /// `open_dump` false a dump reference is only named, not opened (enough to merge reports).
-    pub fn new(spec: &Spec, shard: Shard, open_dump: bool) -> Result<Sweep, String> {
-        let instr: Instr = spec.instr.parse().map_err(|e: crate::ptx::ParseError| e.to_string())?;
-        let target: Target = spec.arch.parse().map_err(|e: TargetError| e.to_string())?;
-        target.check(&instr).map_err(|e| e.to_string())?;
+    pub fn new(spec: &Spec, shard: Shard, open_dump: bool) -> Result<Sweep, Error> {
+        let instr: Instr = spec.instr.parse()?;
+        let target: Target = spec.arch.parse()?;
+        target.check(&instr)?;
         if matches!(instr.opcode(), Opcode::Cvt { .. } | Opcode::Testp(_)) || instr.ty().lanes() != 1 {
-            return Err(format!(
-                "{instr}: sweep covers instructions whose operands and results are one scalar format (not cvt, testp or packed forms)"
-            ));
+            return Err(Error::NotScalar { instr });
         }
         let fmt = instr.format();
         let (set, what) = match (&spec.range, spec.binade) {
-            (Some(_), Some(_)) => return Err("give --range or --binade, not both".into()),
+            (Some(_), Some(_)) => return Err(DomainError::RangeAndBinade.into()),
             (Some(r), None) => (domain::PatternSet::range(fmt, r)?, format!("range {r}")),
             (None, Some(e)) => (domain::PatternSet::binade(fmt, e)?, format!("binade 2^{e}")),
             (None, None) => (domain::PatternSet::all(fmt), format!("all {} values", fmt.name())),
@@ -166,10 +168,7 @@ impl Sweep {
                     let path = std::path::Path::new(text);
                     if !path.exists() && !text.contains(['/', '\\']) && !text.contains(".npy") && !text.contains(".bin")
                     {
-                        return Err(format!(
-                            "--ref {}: not an instruction ({parse_error}) and no such file",
-                            Quoted(text)
-                        ));
+                        return Err(ReferenceError::NeitherInstrNorFile { text: text.clone(), parse_error }.into());
                     }
                     Reference::dump(path, &instr, domain.count(), open_dump)?
                 }
@@ -187,46 +186,30 @@ impl Sweep {
         hi - lo
     }
 
-    fn header(&self) -> Header<'_> {
-        Header {
-            spec: self.spec.clone(),
-            instr: self.instr.to_string(),
-            arch: self.target.to_string(),
-            domain: self.domain.describe(),
-            reference: self.reference.description().to_string(),
-            errors_against: self.reference.errors_against(),
-            shard: self.shard.label(),
-            ctx: &self.ctx,
-            bound: self.bound.as_ref(),
-        }
-    }
-
     /// The report of `stats` over `seconds`.
     pub fn report(&self, stats: &Stats, seconds: f64) -> Report {
-        Report::new(&self.header(), stats, seconds)
+        Report::new(self, stats, seconds)
     }
 
     /// The statistics of `report`, which must describe this sweep.
-    pub fn stats_of(&self, report: &Report) -> Result<Stats, String> {
+    pub(crate) fn stats_of(&self, report: &Report) -> Result<Stats, Error> {
         if report.spec != self.spec {
-            return Err(format!(
-                "the report is of a different sweep: {} instead of {}",
-                serde_json::to_string(&report.spec).unwrap_or_default(),
-                serde_json::to_string(&self.spec).unwrap_or_default()
-            ));
+            return Err(ReportError::OtherSweep {
+                report: serde_json::to_string(&report.spec).unwrap_or_default(),
+                sweep: serde_json::to_string(&self.spec).unwrap_or_default(),
+            }
+            .into());
         }
-        report.stats(&self.ctx)
+        Ok(report.stats(&self.ctx)?)
     }
 
     /// Check that `cp` continues this sweep — its shard, its spec, its units done within this
     /// shard's and the report's counts consistent with them — and return its statistics.
-    pub fn check_resume(&self, cp: &Checkpoint) -> Result<Stats, String> {
+    pub(crate) fn check_resume(&self, cp: &Checkpoint) -> Result<Stats, Error> {
         if cp.report.shard != self.shard.label() {
-            return Err(format!(
-                "the checkpoint is of shard {}, this sweep is shard {}",
-                cp.report.shard.as_deref().map_or("(whole)".into(), |s| Quoted(s).to_string()),
-                self.shard.label().as_deref().unwrap_or("(whole)")
-            ));
+            return Err(
+                ResumeError::OtherShard { checkpoint: cp.report.shard.clone(), sweep: self.shard.label() }.into()
+            );
         }
         let stats = self.stats_of(&cp.report)?;
         let (lo, hi) = self.shard.range(self.domain.count());
@@ -234,8 +217,10 @@ impl Sweep {
         Ok(stats)
     }
 
-    /// Run the sweep (continuing `resume` if given, checked by [`Sweep::check_resume`]).
-    pub fn run(&self, resume: Option<Checkpoint>, control: &Control) -> Result<Outcome, String> {
+    /// Run the sweep, continuing `resume` if given: a checkpoint of this sweep (its shard, its
+    /// spec, its units done within this shard's, its report's counts consistent with them:
+    /// [`ResumeError`] otherwise).
+    pub fn run(&self, resume: Option<Checkpoint>, control: &Control) -> Result<Outcome, Error> {
         let started = Instant::now();
         let (lo, hi) = self.shard.range(self.domain.count());
         let units = (hi - lo).div_ceil(UNIT);
@@ -253,7 +238,7 @@ impl Sweep {
         let state = Mutex::new(State { stats, done: resumed.done.clone(), last_checkpoint: Instant::now() });
         let kernel = kernels::select(&self.instr, self.target);
         // Err(None): stopped on request, which ends the iteration as an error does.
-        let result: Result<(), Option<String>> = todo.try_for_each(|u| {
+        let result: Result<(), Option<Error>> = todo.try_for_each(|u| {
             if control.stop.load(Ordering::Relaxed) {
                 return Err(None);
             }
@@ -291,7 +276,7 @@ impl Sweep {
     }
 
     /// Inputs `start..end` on the calling thread, in blocks.
-    fn unit<W: Word>(&self, kernel: Option<kernels::Kernel>, start: u64, end: u64) -> Result<Stats, String> {
+    fn unit<W: Word>(&self, kernel: Option<kernels::Kernel>, start: u64, end: u64) -> Result<Stats, Error> {
         let n_ops = self.domain.operands();
         let mut stats = Stats::new(&self.ctx);
         let mut ops = vec![vec![W::from_u64(0); BLOCK]; n_ops];
@@ -365,23 +350,18 @@ fn unit_len(lo: u64, hi: u64, u: u64) -> u64 {
 /// A checkpoint's record of work done must fit the sweep it continues (inputs `lo..hi`): its
 /// unit ranges ascending, disjoint, non-empty and within the sweep, and its report counting
 /// exactly the inputs of those units.
-fn check_done(cp: &Checkpoint, lo: u64, hi: u64) -> Result<(), String> {
+fn check_done(cp: &Checkpoint, lo: u64, hi: u64) -> Result<(), ResumeError> {
     let units = (hi - lo).div_ceil(UNIT);
     let mut next = 0;
     for &(a, b) in &cp.done {
         if a < next || b <= a || b > units {
-            return Err(format!(
-                "the checkpoint's done units {a}..{b} do not fit this sweep of {units} units (ascending, non-overlapping ranges within 0..{units})"
-            ));
+            return Err(ResumeError::DoneUnits { start: a, end: b, units });
         }
         next = b;
     }
     let inputs: u64 = cp.done.iter().map(|&(a, b)| unit_len(lo, hi, b - 1) + (b - 1 - a) * UNIT).sum();
     if cp.report.count != inputs {
-        return Err(format!(
-            "the checkpoint's report counts {} inputs, but its done units hold {inputs}",
-            cp.report.count
-        ));
+        return Err(ResumeError::Count { count: cp.report.count, inputs });
     }
     Ok(())
 }
@@ -404,22 +384,24 @@ fn add_unit(done: &mut Vec<(u64, u64)>, u: u64) {
 
 /// Merge the reports of every shard of one sweep into the report of the whole sweep (equal to
 /// the report of an unsharded run but for `seconds`, here the sum of the shards').
-pub fn merge(reports: &[Report]) -> Result<Report, String> {
-    let first = reports.first().ok_or("nothing to merge: give the shard reports")?;
+pub fn merge(reports: &[Report]) -> Result<Report, Error> {
+    let first = reports.first().ok_or(MergeError::Nothing)?;
     let whole = Sweep::new(&first.spec, Shard::WHOLE, false)?;
     let mut shards: Vec<Shard> = Vec::new();
     let mut stats = Stats::new(&whole.ctx);
     let mut seconds = 0.0;
     for r in reports {
-        let label =
-            r.shard.as_deref().ok_or_else(|| format!("the report of {} on {} is not a shard", r.instr, r.domain))?;
+        let label = r
+            .shard
+            .as_deref()
+            .ok_or_else(|| MergeError::NotAShard { instr: r.instr.clone(), domain: r.domain.clone() })?;
         let shard = Shard::parse(label)?;
         if shards.contains(&shard) {
-            return Err(format!("shard {label} is given twice"));
+            return Err(MergeError::Twice { label: label.into() }.into());
         }
         if let Some(other) = shards.first() {
             if other.count != shard.count {
-                return Err(format!("shards of different splits: {}/{} and {label}", other.index, other.count));
+                return Err(MergeError::OtherSplits { first: *other, label: label.into() }.into());
             }
         }
         shards.push(shard);
@@ -430,7 +412,7 @@ pub fn merge(reports: &[Report]) -> Result<Report, String> {
     let missing: Vec<String> =
         (1..=n).filter(|k| !shards.iter().any(|s| s.index == *k)).map(|k| format!("{k}/{n}")).collect();
     if !missing.is_empty() {
-        return Err(format!("shard(s) {} missing: a merge needs every shard of the sweep", missing.join(", ")));
+        return Err(MergeError::Missing { missing }.into());
     }
     Ok(whole.report(&stats, seconds))
 }
@@ -453,7 +435,47 @@ mod tests {
             }
         }
         assert!(Shard::parse("0/3").is_err() && Shard::parse("4/3").is_err() && Shard::parse("x").is_err());
-        assert_eq!(Shard::parse("2/3"), Ok(Shard { index: 2, count: 3 }));
+        assert_eq!(Shard::parse("2/3").ok(), Some(Shard { index: 2, count: 3 }));
+    }
+
+    /// The sweep API's errors are structured: what was wrong is a variant with its parts, not
+    /// only a message.
+    #[test]
+    fn sweep_errors_say_what_was_wrong_as_variants() {
+        assert!(matches!(Shard::parse("4/3"), Err(Error::Shard { text }) if text == "4/3"));
+        let sweep = |f: &dyn Fn(&mut Spec)| {
+            let mut spec = Spec::new("rcp.approx.f32");
+            f(&mut spec);
+            Sweep::new(&spec, Shard::WHOLE, false).err()
+        };
+        assert!(matches!(sweep(&|s| s.instr = "rcp.approx.f33".into()), Some(Error::Instr(_))));
+        assert!(matches!(sweep(&|s| s.arch = "sm_1".into()), Some(Error::Target(_))));
+        assert!(matches!(
+            sweep(&|s| s.instr = "cvt.rn.f16.f32".into()),
+            Some(Error::NotScalar { instr }) if instr.to_string() == "cvt.rn.f16.f32"
+        ));
+        assert!(matches!(
+            sweep(&|s| (s.range, s.binade) = (Some("1.0..2.0".into()), Some(0))),
+            Some(Error::Domain(DomainError::RangeAndBinade))
+        ));
+        assert!(matches!(
+            sweep(&|s| s.binade = Some(200)),
+            Some(Error::Domain(DomainError::NoSuchBinade { binade: 200, lo: -126, hi: 127, .. }))
+        ));
+        assert!(matches!(
+            sweep(&|s| s.reference = Some("add.rn.f16".into())),
+            Some(Error::Reference(ReferenceError::OtherTypes { .. }))
+        ));
+        assert!(matches!(
+            sweep(&|s| s.instr = "min.f32".into()),
+            Some(Error::Reference(ReferenceError::NoDefault { .. }))
+        ));
+        assert!(matches!(merge(&[]), Err(Error::Merge(MergeError::Nothing))));
+        assert!(matches!(Report::from_json("{}"), Err(ReportError::NoFormat)));
+        assert!(matches!(
+            Report::from_json(r#"{"format": "ptxfp sweep report", "version": 7}"#),
+            Err(ReportError::Version { version: 7 })
+        ));
     }
 
     /// Blocks that the sweep records as constant runs get the statistics of evaluating the

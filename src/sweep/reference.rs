@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use super::error::{Error, ReferenceError};
 use super::exact::{self, MathFn};
 use crate::batch::Word;
 use crate::format::Format;
@@ -33,14 +34,10 @@ impl Reference {
     /// take turns: sin 2πx); for add, sub, mul, fma, mad and div (every mode) the same
     /// operation rounded to nearest by ptxfp's IEEE core (verified against rustc_apfloat and
     /// the IBM FPgen vectors).
-    pub fn default_for(instr: &Instr) -> Result<Reference, String> {
+    pub fn default_for(instr: &Instr) -> Result<Reference, ReferenceError> {
         let ty = instr.ty();
         if ty.lanes() != 1 {
-            return Err(format!(
-                "{instr} evaluates each element of a packed .{} word independently: sweep its scalar form (.{})",
-                ty.name(),
-                instr.format().name()
-            ));
+            return Err(ReferenceError::Packed { instr: *instr });
         }
         let mods = instr.modifiers();
         let math = match instr.opcode() {
@@ -66,7 +63,7 @@ impl Reference {
         let fmt = instr.format();
         if let Some((f, ftz)) = math {
             if fmt == Format::F64 && !matches!(f, MathFn::Rcp | MathFn::Sqrt | MathFn::Rsqrt) {
-                return Err(format!("no f64 reference for {}", f.formula()));
+                return Err(ReferenceError::NoF64 { formula: f.formula() });
             }
             let mut description = format!("{} correctly rounded to {}", f.formula(), fmt.name());
             if ftz {
@@ -82,26 +79,18 @@ impl Reference {
                 description,
             });
         }
-        Err(format!(
-            "{instr} has no default reference (no approximated function): compare it with another instruction (--ref add.rn.f32) or a file of expected results (--ref dump.npy)"
-        ))
+        Err(ReferenceError::NoDefault { instr: *instr })
     }
 
     /// Another instruction with the same operand and result types.
-    pub fn instr(reference: Instr, instr: &Instr, target: Target) -> Result<Reference, String> {
-        target.check(&reference).map_err(|e| e.to_string())?;
+    pub fn instr(reference: Instr, instr: &Instr, target: Target) -> Result<Reference, Error> {
+        target.check(&reference)?;
         if reference.source_type(0) != instr.source_type(0) || reference.result_bits() != instr.result_bits() {
-            return Err(format!(
-                "the reference {reference} takes .{} operands and writes {}-bit results, but {instr} takes .{} and writes {}-bit results",
-                reference.source_type(0).name(),
-                reference.result_bits(),
-                instr.source_type(0).name(),
-                instr.result_bits()
-            ));
+            return Err(ReferenceError::OtherTypes { reference, instr: *instr }.into());
         }
         let counts = instr.operand_counts();
         if !counts.iter().any(|&n| reference.takes(n)) {
-            return Err(format!("the reference {reference} does not take {} operand(s) as {instr} does", counts[0]));
+            return Err(ReferenceError::OtherOperandCount { reference, instr: *instr, operands: counts[0] }.into());
         }
         let description = reference.to_string();
         Ok(Reference {
@@ -112,28 +101,20 @@ impl Reference {
 
     /// A file of `count` expected results of `instr`, in domain order (raw little-endian words
     /// of the result width, or `.npy`). With `open` false the file is only named.
-    pub fn dump(path: &Path, instr: &Instr, count: u64, open: bool) -> Result<Reference, String> {
+    pub fn dump(path: &Path, instr: &Instr, count: u64, open: bool) -> Result<Reference, ReferenceError> {
         let description = format!("dump {}", path.display());
         if !open {
             return Ok(Reference { kind: Kind::Dump { reader: None }, description });
         }
         let bits = instr.result_bits();
-        let reader = Reader::open(path, bits).map_err(|e| e.to_string())?;
+        let reader = Reader::open(path, bits)?;
         if reader.bits() != bits {
             let held = reader.dtype().map_or(format!("{}-bit words", reader.bits()), |d| format!("{d} data"));
-            let legal: Vec<&str> = crate::io::Dtype::accepted(instr.ty()).iter().map(|d| d.name()).collect();
-            return Err(format!(
-                "{}: holds {held}, but {instr} writes {bits}-bit results ({})",
-                path.display(),
-                legal.join(" or ")
-            ));
+            let legal = crate::io::Dtype::accepted(instr.ty()).iter().map(|d| d.name()).collect();
+            return Err(ReferenceError::DumpWidth { path: path.into(), held, instr: *instr, legal });
         }
         if reader.len() != count {
-            return Err(format!(
-                "{}: holds {} results, but the domain has {count} inputs (the dump must list the result of every input of the domain, in domain order)",
-                path.display(),
-                reader.len()
-            ));
+            return Err(ReferenceError::DumpLength { path: path.into(), len: reader.len(), count });
         }
         Ok(Reference { kind: Kind::Dump { reader: Some(reader) }, description })
     }
@@ -168,7 +149,7 @@ impl Reference {
         inputs: &[&[W]],
         rounded: &mut [W],
         value: &mut [f64],
-    ) -> Result<(), String> {
+    ) -> Result<(), ReferenceError> {
         match &self.kind {
             Kind::Math { f, ftz, sat } => {
                 math_block(*f, fmt, *ftz, inputs[0], rounded, value);
@@ -187,8 +168,8 @@ impl Reference {
                 }
             }
             Kind::Dump { reader } => {
-                let reader = reader.as_ref().ok_or("the dump was not opened")?;
-                reader.read_at(start, rounded).map_err(|e| e.to_string())?;
+                let reader = reader.as_ref().ok_or(ReferenceError::DumpNotOpened)?;
+                reader.read_at(start, rounded)?;
                 for (v, r) in value.iter_mut().zip(rounded.iter()) {
                     *v = fmt.to_f64(r.to_u64());
                 }

@@ -6,10 +6,11 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::bound::Bound;
 use super::domain::{from_ordinal, ordinal};
+use super::error::ReportError;
 use super::plot::Metric;
 use super::stats::{Case, Context, Extremes, Stats};
+use super::Sweep;
 use crate::format::Format;
 use crate::quote::Quoted;
 
@@ -199,19 +200,6 @@ pub struct Report {
     pub seconds: f64,
 }
 
-/// What a report needs besides the statistics.
-pub struct Header<'a> {
-    pub spec: super::Spec,
-    pub instr: String,
-    pub arch: String,
-    pub domain: String,
-    pub reference: String,
-    pub errors_against: String,
-    pub shard: Option<String>,
-    pub ctx: &'a Context,
-    pub bound: Option<&'a Bound>,
-}
-
 fn metric_name(m: Metric) -> &'static str {
     match m {
         Metric::Ulp => "ulp",
@@ -252,8 +240,10 @@ fn bucket_input(ctx: &Context, b: usize) -> f64 {
 }
 
 impl Report {
-    pub fn new(h: &Header, stats: &Stats, seconds: f64) -> Report {
-        let (src, dst) = (h.ctx.src, h.ctx.dst);
+    /// The report of `sweep`'s statistics `stats`, gathered over `seconds`.
+    pub(super) fn new(sweep: &Sweep, stats: &Stats, seconds: f64) -> Report {
+        let ctx = &sweep.ctx;
+        let (src, dst) = (ctx.src, ctx.dst);
         let case = |metric, c: &Option<Case>| c.as_ref().map(|c| case_report(src, dst, metric, c));
         let list = |count, cases: &[Case]| Listed {
             count,
@@ -278,7 +268,7 @@ impl Report {
                 max_rel_error: Real(b.max_rel),
             })
             .collect();
-        let bound = h.bound.map(|bound| {
+        let bound = sweep.bound.as_ref().map(|bound| {
             let clauses: Vec<ClauseReport> = bound
                 .clauses
                 .iter()
@@ -309,7 +299,7 @@ impl Report {
             .filter(|(_, b)| b.count > 0)
             .map(|(k, b)| BucketReport {
                 bucket: k,
-                input: Real(bucket_input(h.ctx, k)),
+                input: Real(bucket_input(ctx, k)),
                 count: b.count,
                 max_ulp: b.max_ulp,
                 max_abs_error: Real(b.max_abs),
@@ -325,13 +315,13 @@ impl Report {
             format: FORMAT.into(),
             version: VERSION,
             ptxfp: env!("CARGO_PKG_VERSION").into(),
-            spec: h.spec.clone(),
-            instr: h.instr.clone(),
-            arch: h.arch.clone(),
-            domain: h.domain.clone(),
-            reference: h.reference.clone(),
-            errors_against: h.errors_against.clone(),
-            shard: h.shard.clone(),
+            spec: sweep.spec.clone(),
+            instr: sweep.instr.to_string(),
+            arch: sweep.target.to_string(),
+            domain: sweep.domain.describe(),
+            reference: sweep.reference.description().to_string(),
+            errors_against: sweep.reference.errors_against(),
+            shard: sweep.shard.label(),
             count: stats.count,
             ulp_histogram: stats.histogram(),
             max_ulp,
@@ -354,7 +344,7 @@ impl Report {
     /// The statistics this report was made from. A report read back (a shard to merge, the
     /// report in a checkpoint) must be consistent: its binades and its profile each count every
     /// input once, and no tally exceeds the count.
-    pub fn stats(&self, ctx: &Context) -> Result<Stats, String> {
+    pub(crate) fn stats(&self, ctx: &Context) -> Result<Stats, ReportError> {
         self.check_counts()?;
         let mut s = Stats::new(ctx);
         s.count = self.count;
@@ -368,7 +358,7 @@ impl Report {
         s.first_special = self.special_mismatches.first.iter().map(case_back).collect();
         s.mismatch_count = self.mismatches.count;
         s.first_mismatches = self.mismatches.first.iter().map(case_back).collect();
-        let bad = |what: &str| format!("the report's {what} does not fit {}", self.instr);
+        let bad = |part| ReportError::DoesNotFit { part, instr: self.instr.clone() };
         for b in &self.binades {
             let slot = s.binades.get_mut(b.exponent_field as usize).ok_or_else(|| bad("binades"))?;
             *slot =
@@ -390,7 +380,7 @@ impl Report {
         Ok(s)
     }
 
-    fn check_counts(&self) -> Result<(), String> {
+    fn check_counts(&self) -> Result<(), ReportError> {
         fn sum(mut counts: impl Iterator<Item = u64>) -> Option<u64> {
             counts.try_fold(0u64, u64::checked_add)
         }
@@ -404,12 +394,8 @@ impl Report {
         for (what, total, exact) in totals {
             let fits = total.is_some_and(|t| if exact { t == self.count } else { t <= self.count });
             if !fits {
-                let total = total.map_or("more than 2^64".into(), |t| t.to_string());
-                let relation = if exact { "" } else { "at most " };
-                return Err(format!(
-                    "the report of {} is inconsistent: its {what} total {total}, where {relation}its count {} is expected",
-                    self.instr, self.count
-                ));
+                let (instr, count) = (self.instr.clone(), self.count);
+                return Err(ReportError::Inconsistent { instr, what, total, exact, count });
             }
         }
         Ok(())
@@ -424,28 +410,27 @@ impl Report {
     /// Read a report written by [`Report::to_json`]: another JSON document or another version
     /// of the schema is named as such (from its `format` and `version` alone when the rest
     /// does not parse).
-    pub fn from_json(text: &str) -> Result<Report, String> {
+    pub fn from_json(text: &str) -> Result<Report, ReportError> {
         #[derive(Deserialize)]
         struct Identity {
             format: Option<String>,
             version: Option<u32>,
         }
-        let not_one = |why: &dyn std::fmt::Display| format!("not a ptxfp sweep report: {why}");
         let (identity, parsed) = match serde_json::from_str::<Report>(text) {
             Ok(r) => (Identity { format: Some(r.format.clone()), version: Some(r.version) }, Ok(r)),
-            Err(e) => (serde_json::from_str(text).map_err(|e| not_one(&e))?, Err(e)),
+            Err(e) => (serde_json::from_str(text)?, Err(e)),
         };
         match identity.format {
             Some(f) if f == FORMAT => {}
-            Some(f) => return Err(not_one(&format_args!("its format is {}", Quoted(&f)))),
-            None => return Err(not_one(&format_args!("it has no \"format\": \"{FORMAT}\""))),
+            Some(format) => return Err(ReportError::OtherFormat { format }),
+            None => return Err(ReportError::NoFormat),
         }
         match identity.version {
             Some(VERSION) => {}
-            Some(v) => return Err(format!("a sweep report of schema version {v}; this ptxfp reads version {VERSION}")),
-            None => return Err(not_one(&"it has no schema \"version\"")),
+            Some(version) => return Err(ReportError::Version { version }),
+            None => return Err(ReportError::NoVersion),
         }
-        parsed.map_err(|e| not_one(&e))
+        Ok(parsed?)
     }
 
     /// The report for a person: what was swept, the error distribution and the verdict.

@@ -604,6 +604,22 @@ mod tests {
     use super::*;
     use crate::sweep::bound::{Clause, Region};
 
+    /// Record one block of `inputs` (operand 0, truncated to words `W`) that all give the
+    /// result `c`, the reference agreeing, with the reference values `value`.
+    fn record_as<W: Word>(
+        stats: &mut Stats,
+        ctx: &Context,
+        scratch: &mut Scratch,
+        start: u64,
+        inputs: &[u64],
+        c: u64,
+        value: &[f64],
+    ) {
+        let x: Vec<W> = inputs.iter().map(|&b| W::from_u64(b)).collect();
+        let r = vec![W::from_u64(c); inputs.len()];
+        stats.record_block(ctx, scratch, Evaluated { start, inputs: &[&x], results: &r, expected: &r }, value);
+    }
+
     /// Record `results` both as blocks and input by input, and compare.
     fn block_equals_single<W: Word>(
         ctx: &Context,
@@ -802,28 +818,9 @@ mod tests {
                     })
                     .collect();
                 let inputs: Vec<u64> = (0..n as u64).map(|i| (start + i) & 0x7FFF).collect();
-                let words = vec![c; n];
                 match fmt {
-                    Format::F32 => {
-                        let w = |v: &[u64]| v.iter().map(|&b| b as u32).collect::<Vec<u32>>();
-                        let (x, r) = (w(&inputs), w(&words));
-                        blocks.record_block(
-                            &ctx,
-                            &mut scratch,
-                            Evaluated { start, inputs: &[&x], results: &r, expected: &r },
-                            &value,
-                        );
-                    }
-                    _ => {
-                        let w = |v: &[u64]| v.iter().map(|&b| b as u16).collect::<Vec<u16>>();
-                        let (x, r) = (w(&inputs), w(&words));
-                        blocks.record_block(
-                            &ctx,
-                            &mut scratch,
-                            Evaluated { start, inputs: &[&x], results: &r, expected: &r },
-                            &value,
-                        );
-                    }
+                    Format::F32 => record_as::<u32>(&mut blocks, &ctx, &mut scratch, start, &inputs, c, &value),
+                    _ => record_as::<u16>(&mut blocks, &ctx, &mut scratch, start, &inputs, c, &value),
                 }
                 for i in 0..n {
                     single.record(&ctx, start + i as u64, &[inputs[i]], c, c, value[i]);

@@ -2,6 +2,7 @@
 //! measure throughput, sweep their error.
 
 mod capture_cmd;
+mod records;
 mod sweep_cmd;
 
 use std::ffi::OsString;
@@ -409,7 +410,7 @@ fn bench(json: bool, sizes: Vec<usize>, arch: &str, spellings: &[String]) -> Res
     let mut all = Vec::new();
     for i in &instrs {
         for &size in &sizes {
-            for m in ptxfp::bench::measure(i, target, size, threads)? {
+            for m in ptxfp::bench::measure(i, target, size, threads).map_err(|e| e.to_string())? {
                 if !json {
                     let kernel = m.path.name();
                     print_out(format_args!(
@@ -427,8 +428,7 @@ fn bench(json: bool, sizes: Vec<usize>, arch: &str, spellings: &[String]) -> Res
         }
     }
     if json {
-        let items: Vec<String> = all.iter().map(|m| format!("  {}", m.to_json())).collect();
-        print_out(format_args!("[\n{}\n]\n", items.join(",\n")))?;
+        print_out(records::to_json(&all))?;
     }
     Ok(())
 }

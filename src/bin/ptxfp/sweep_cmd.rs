@@ -133,7 +133,7 @@ pub fn sweep(args: SweepArgs) -> Result<i32, String> {
             plot = plot.or(saved.plot);
             let cp = saved.checkpoint;
             let shard = match &cp.report.shard {
-                Some(label) => Shard::parse(label)?,
+                Some(label) => Shard::parse(label).map_err(|e| e.to_string())?,
                 None => Shard::WHOLE,
             };
             check_agrees(&args, &cp.report.spec, shard, path)?;
@@ -152,7 +152,7 @@ pub fn sweep(args: SweepArgs) -> Result<i32, String> {
                 reference: args.reference.clone(),
                 instr,
             };
-            let shard = args.shard.as_deref().map_or(Ok(Shard::WHOLE), Shard::parse)?;
+            let shard = args.shard.as_deref().map_or(Ok(Shard::WHOLE), Shard::parse).map_err(|e| e.to_string())?;
             (spec, shard, None)
         }
     };
@@ -161,7 +161,7 @@ pub fn sweep(args: SweepArgs) -> Result<i32, String> {
     if let (Ok(instr), Ok(target)) = (spec.instr.parse::<Instr>(), spec.arch.parse::<Target>()) {
         crate::check_target(target, &instr)?;
     }
-    let sweep = Sweep::new(&spec, shard, true)?;
+    let sweep = Sweep::new(&spec, shard, true).map_err(|e| e.to_string())?;
     check_extension(plot.as_deref())?;
     // Saved absolute, so that a sweep resumed elsewhere writes the same files.
     let absolute = |p: &Option<PathBuf>| p.as_deref().map(std::path::absolute).transpose().map_err(|e| e.to_string());
@@ -215,7 +215,7 @@ pub fn sweep(args: SweepArgs) -> Result<i32, String> {
         }
     };
     let control = Control { progress: &progress, stop: &STOP, checkpoint: &save, checkpoint_every: 60.0 };
-    let outcome = sweep.run(resume, &control)?;
+    let outcome = sweep.run(resume, &control).map_err(|e| e.to_string())?;
     display.finish();
     match outcome {
         Outcome::Interrupted(cp) => {
@@ -267,7 +267,7 @@ fn digest(spec: &Spec, shard: Shard) -> u32 {
 /// Options given with `--resume` must agree with the checkpoint's sweep.
 fn check_agrees(args: &SweepArgs, spec: &Spec, shard: Shard, path: &Path) -> Result<(), String> {
     let shown = |v: Option<String>| v.map_or("not given".into(), |v| Quoted(&v).to_string());
-    let given_shard = args.shard.as_deref().map(Shard::parse).transpose()?;
+    let given_shard = args.shard.as_deref().map(Shard::parse).transpose().map_err(|e| e.to_string())?;
     let checks: [(&str, Option<String>, Option<String>, bool); 8] = [
         ("the instruction", args.instr.clone(), Some(spec.instr.clone()), args.instr.as_ref() == Some(&spec.instr)),
         ("--arch", args.arch.clone(), Some(spec.arch.clone()), args.arch.as_ref() == Some(&spec.arch)),
@@ -345,7 +345,7 @@ pub fn merge(args: MergeArgs) -> Result<i32, String> {
         .iter()
         .map(|p| Report::from_json(&read(p)?).map_err(|e| format!("{}: {e}", p.display())))
         .collect::<Result<_, _>>()?;
-    let merged = ptxfp::sweep::merge(&reports)?;
+    let merged = ptxfp::sweep::merge(&reports).map_err(|e| e.to_string())?;
     for input in &args.reports {
         for (option, output) in [("--json", &args.json), ("--plot", &args.plot)] {
             if output.as_deref().is_some_and(|o| identity(o) == identity(input)) {
@@ -415,7 +415,7 @@ fn write_files(report: &Report, json: Option<&Path>, plot_path: Option<&Path>) -
             worst_input: worst_input.as_deref(),
             histogram: &report.ulp_histogram,
         };
-        plot::write(path, &data)?;
+        plot::write(path, &data).map_err(|e| e.to_string())?;
     }
     Ok(())
 }

@@ -24,6 +24,8 @@ mod svg;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use super::error::PlotError;
+
 pub use svg::svg;
 
 /// One bucket of the error-against-input panel.
@@ -67,12 +69,12 @@ pub struct PlotData<'a> {
 /// Write the plot to `path`: SVG when it ends in `.svg`, PNG when it ends in `.png` (any other
 /// extension is an error naming the two). The file appears only when complete: it is written to
 /// a temporary file in the same directory, synced, then renamed over `path`.
-pub fn write(path: &Path, data: &PlotData) -> Result<(), String> {
+pub fn write(path: &Path, data: &PlotData) -> Result<(), PlotError> {
     let extension = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     let bytes = match extension.as_deref() {
         Some("svg") => svg(data).into_bytes(),
         Some("png") => raster::png(&layout::layout(data))?,
-        _ => return Err(format!("{}: a plot's file name must end in .svg or .png", path.display())),
+        _ => return Err(PlotError::Extension { path: path.into() }),
     };
-    crate::io::write_atomically(path, &bytes).map_err(|e| e.to_string())
+    Ok(crate::io::write_atomically(path, &bytes)?)
 }

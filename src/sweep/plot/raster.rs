@@ -65,7 +65,7 @@ impl Raster {
 }
 
 /// The shapes drawn into a raster and encoded as PNG.
-pub(super) fn png(shapes: &[Shape]) -> Result<Vec<u8>, String> {
+pub(super) fn png(shapes: &[Shape]) -> Result<Vec<u8>, png::EncodingError> {
     let mut raster = Raster { pixels: [255u8; 3].repeat((WIDTH * HEIGHT) as usize) };
     for shape in shapes {
         match shape {
@@ -80,8 +80,8 @@ pub(super) fn png(shapes: &[Shape]) -> Result<Vec<u8>, String> {
     let mut encoder = png::Encoder::new(&mut out, WIDTH, HEIGHT);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
-    let mut writer = encoder.write_header().map_err(|e| format!("cannot encode the PNG: {e}"))?;
-    writer.write_image_data(&raster.pixels).map_err(|e| format!("cannot encode the PNG: {e}"))?;
-    writer.finish().map_err(|e| format!("cannot encode the PNG: {e}"))?;
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(&raster.pixels)?;
+    writer.finish()?;
     Ok(out)
 }

@@ -180,6 +180,8 @@ fn capture_refuses_what_cannot_run_on_the_target() {
     assert!(text(&o).contains("sm_100"), "{}", text(&o));
     let o = ptxfp(&["capture", "--out", kit]);
     assert!(text(&o).contains("--all"), "{}", text(&o));
+    let o = ptxfp(&["capture", "add.rn.f16x2", "--range", "0x3c00..0x3c04", "--out", kit]);
+    assert!(text(&o).contains("a --range of a packed type needs --random"), "{}", text(&o));
 }
 
 /// Integer operands: an 8-bit word is loaded and stored as a byte through a 16-bit register,

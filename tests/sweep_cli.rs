@@ -340,8 +340,10 @@ fn random_sampling_is_reproducible() {
 #[test]
 fn bad_requests_are_clear_errors_that_write_nothing() {
     let dir = TempDir::new("bad");
-    let cases: [(&[&str], &str); 10] = [
+    let cases: [(&[&str], &str); 11] = [
         (&["sweep", "ex3.approx.f32"], "ex3"),
+        // The library names the parts of a spec; the command line names its options.
+        (&["sweep", "min.f32"], "(--ref add.rn.f32)"),
         (&["sweep", "ex2.approx.f32", "--range", "2.0..1.0"], "no f32 value"),
         (&["sweep", "ex2.approx.f32", "--range", "1.0"], "LO..HI"),
         (&["sweep", "ex2.approx.f32", "--binade", "200"], "-126..=127"),

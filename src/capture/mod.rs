@@ -97,21 +97,21 @@ impl Counter {
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A SASS operation (MUFU, RRO) named: only PTX spellings are captured.
-    #[error("{instr} is a SASS operation: capture the PTX spellings that lower to it (see `ptxfp ops`)")]
+    #[error("{instr} is a SASS operation: capture the PTX spellings that lower to it")]
     Sass { instr: Instr },
     /// The target lacks a spelling named.
     #[error(transparent)]
     Target(#[from] TargetError),
-    #[error("name the spellings to capture, or --all")]
+    #[error("nothing to capture: name the spellings, or ask for all")]
     Nothing,
     /// The range or sample count asked for is not a domain.
     #[error(transparent)]
     Domain(#[from] DomainError),
-    #[error("{instr}: --range is for floating-point sources")]
+    #[error("{instr}: a range is for floating-point sources")]
     RangeOfIntegers { instr: Instr },
-    #[error("{instr}: a --range of a packed type needs --random")]
+    #[error("{instr}: a range of a packed type needs a random sample")]
     RangeOfPacked { instr: Instr },
-    #[error("{instr}: a domain of {count} inputs in several intervals is too large to write; use --random N")]
+    #[error("{instr}: a domain of {count} inputs in several intervals is too large to write; sample it")]
     TooManyIntervals { instr: Instr, count: u64 },
     #[error("{instr}: {count} sampled inputs exceed the {MAX_FILE_INPUTS} a kit writes per spelling")]
     TooManySamples { instr: Instr, count: u64 },

@@ -21,7 +21,7 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
     Some(by_width!(instr.format(), same_format::<L>))
 }
 
-/// The instruction on buffers of words `T`, `N` to a vector.
+/// The move or the rounding to an integral value on buffers of words `T`, `N` to a vector.
 fn same_format<L: Isa, T, const N: usize>(instr: &Instr, srcs: &[&[T]], dst: &mut [T])
 where
     T: Copy + Default,

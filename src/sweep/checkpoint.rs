@@ -71,7 +71,7 @@ pub enum CheckpointError {
     Version(u32),
     /// The body does not match its checksum.
     #[error(
-        "the checkpoint's checksum does not match its contents (the file was edited or damaged); start the sweep again without --resume"
+        "the checkpoint's checksum does not match its contents (the file was edited or damaged): start the sweep again"
     )]
     Checksum,
 }

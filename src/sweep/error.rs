@@ -47,7 +47,7 @@ pub enum Error {
 /// The inputs asked for (`range`, `binade`, `random` of the spec) are not a domain.
 #[derive(Debug, Error)]
 pub enum DomainError {
-    #[error("give --range or --binade, not both")]
+    #[error("both a range and a binade given: give one of them")]
     RangeAndBinade,
     #[error("binade {binade} does not exist in {}: normal binades are {lo}..={hi}", fmt.name())]
     NoSuchBinade { binade: i32, fmt: Format, lo: i32, hi: i32 },
@@ -66,7 +66,7 @@ pub enum DomainError {
     NanBound { text: String },
     #[error("the range {text} contains no {} value", fmt.name())]
     EmptyRange { text: String, fmt: Format },
-    #[error("--random needs at least one case")]
+    #[error("a random sample needs at least one case")]
     NoCases,
 }
 
@@ -82,10 +82,10 @@ pub enum ReferenceError {
     #[error("no f64 reference for {formula}")]
     NoF64 { formula: &'static str },
     #[error(
-        "{instr} has no default reference (no approximated function): compare it with another instruction (--ref add.rn.f32) or a file of expected results (--ref dump.npy)"
+        "{instr} has no default reference (no approximated function): compare it with another instruction or a file of expected results"
     )]
     NoDefault { instr: Instr },
-    #[error("--ref {}: not an instruction ({parse_error}) and no such file", Quoted(text))]
+    #[error("reference {}: not an instruction ({parse_error}) and no such file", Quoted(text))]
     NeitherInstrNorFile { text: String, parse_error: ParseError },
     #[error(
         "the reference {reference} takes .{} operands and writes {}-bit results, but {instr} takes .{} and writes {}-bit results",

@@ -54,12 +54,29 @@ pub struct CompareArgs {
     mismatches: bool,
 }
 
+/// A capture error as the command line words it: the request's parts named by their options.
+fn capture_error(e: capture::Error) -> String {
+    use capture::Error;
+    match e {
+        Error::Sass { instr } => {
+            format!("{instr} is a SASS operation: capture the PTX spellings that lower to it (see `ptxfp ops`)")
+        }
+        Error::Nothing => "name the spellings to capture, or --all".into(),
+        Error::RangeOfIntegers { instr } => format!("{instr}: --range is for floating-point sources"),
+        Error::RangeOfPacked { instr } => format!("{instr}: a --range of a packed type needs --random"),
+        Error::TooManyIntervals { instr, count } => {
+            format!("{instr}: a domain of {count} inputs in several intervals is too large to write; use --random N")
+        }
+        e => e.to_string(),
+    }
+}
+
 pub fn capture(args: CaptureArgs) -> Result<i32, String> {
     let target = crate::parse_target(&args.arch)?;
     let instrs =
         args.instrs.iter().map(|s| s.parse::<Instr>().map_err(|e| e.to_string())).collect::<Result<Vec<_>, _>>()?;
     let request = Request { target, instrs, all: args.all, range: args.range, random: args.random, seed: args.seed };
-    let manifest = capture::write_kit(&request, &args.out).map_err(|e| e.to_string())?;
+    let manifest = capture::write_kit(&request, &args.out).map_err(capture_error)?;
     let inputs: u64 = manifest.entries.iter().map(|e| e.count).sum();
     print_out(format_args!(
         "wrote {} kernels for {} ({inputs} inputs) to {}\nrun them on the GPU: python3 scripts/capture_run.py {}\nthen compare: ptxfp compare {}\n",

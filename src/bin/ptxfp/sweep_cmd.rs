@@ -9,10 +9,10 @@ use std::time::Instant;
 
 use clap::Args;
 use ptxfp::quote::Quoted;
-use ptxfp::sweep::checkpoint::Saved;
+use ptxfp::sweep::checkpoint::{CheckpointError, Saved};
 use ptxfp::sweep::plot::{self, Bucket, Metric, PlotData};
 use ptxfp::sweep::report::Report;
-use ptxfp::sweep::{Checkpoint, Control, Outcome, Shard, Spec, Sweep};
+use ptxfp::sweep::{self, Checkpoint, Control, Outcome, ReferenceError, Shard, Spec, Sweep};
 use ptxfp::{Instr, Target};
 
 use crate::FAILED;
@@ -123,17 +123,33 @@ pub fn parse_count(text: &str) -> Result<u64, String> {
     }
 }
 
+/// A sweep error as the command line words it: the parts of the spec named by their options.
+fn sweep_error(e: impl Into<sweep::Error>) -> String {
+    match e.into() {
+        sweep::Error::Reference(ReferenceError::NoDefault { instr }) => format!(
+            "{instr} has no default reference (no approximated function): compare it with another instruction (--ref add.rn.f32) or a file of expected results (--ref dump.npy)"
+        ),
+        sweep::Error::Reference(ReferenceError::NeitherInstrNorFile { text, parse_error }) => {
+            format!("--ref {}: not an instruction ({parse_error}) and no such file", Quoted(&text))
+        }
+        e => e.to_string(),
+    }
+}
+
 pub fn sweep(args: SweepArgs) -> Result<i32, String> {
     let (mut json, mut plot) = (args.json.clone(), args.plot.clone());
     let (spec, shard, resume) = match &args.resume {
         Some(path) => {
             let text = read(path)?;
-            let saved = Saved::from_text(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            let saved = Saved::from_text(&text).map_err(|e| match e {
+                CheckpointError::Checksum => format!("{}: {e} without --resume", path.display()),
+                _ => format!("{}: {e}", path.display()),
+            })?;
             json = json.or(saved.json);
             plot = plot.or(saved.plot);
             let cp = saved.checkpoint;
             let shard = match &cp.report.shard {
-                Some(label) => Shard::parse(label).map_err(|e| e.to_string())?,
+                Some(label) => Shard::parse(label).map_err(sweep_error)?,
                 None => Shard::WHOLE,
             };
             check_agrees(&args, &cp.report.spec, shard, path)?;
@@ -152,7 +168,7 @@ pub fn sweep(args: SweepArgs) -> Result<i32, String> {
                 reference: args.reference.clone(),
                 instr,
             };
-            let shard = args.shard.as_deref().map_or(Ok(Shard::WHOLE), Shard::parse).map_err(|e| e.to_string())?;
+            let shard = args.shard.as_deref().map_or(Ok(Shard::WHOLE), Shard::parse).map_err(sweep_error)?;
             (spec, shard, None)
         }
     };
@@ -161,7 +177,7 @@ pub fn sweep(args: SweepArgs) -> Result<i32, String> {
     if let (Ok(instr), Ok(target)) = (spec.instr.parse::<Instr>(), spec.arch.parse::<Target>()) {
         crate::check_target(target, &instr)?;
     }
-    let sweep = Sweep::new(&spec, shard, true).map_err(|e| e.to_string())?;
+    let sweep = Sweep::new(&spec, shard, true).map_err(sweep_error)?;
     check_extension(plot.as_deref())?;
     // Saved absolute, so that a sweep resumed elsewhere writes the same files.
     let absolute = |p: &Option<PathBuf>| p.as_deref().map(std::path::absolute).transpose().map_err(|e| e.to_string());
@@ -215,7 +231,7 @@ pub fn sweep(args: SweepArgs) -> Result<i32, String> {
         }
     };
     let control = Control { progress: &progress, stop: &STOP, checkpoint: &save, checkpoint_every: 60.0 };
-    let outcome = sweep.run(resume, &control).map_err(|e| e.to_string())?;
+    let outcome = sweep.run(resume, &control).map_err(sweep_error)?;
     display.finish();
     match outcome {
         Outcome::Interrupted(cp) => {
@@ -267,7 +283,7 @@ fn digest(spec: &Spec, shard: Shard) -> u32 {
 /// Options given with `--resume` must agree with the checkpoint's sweep.
 fn check_agrees(args: &SweepArgs, spec: &Spec, shard: Shard, path: &Path) -> Result<(), String> {
     let shown = |v: Option<String>| v.map_or("not given".into(), |v| Quoted(&v).to_string());
-    let given_shard = args.shard.as_deref().map(Shard::parse).transpose().map_err(|e| e.to_string())?;
+    let given_shard = args.shard.as_deref().map(Shard::parse).transpose().map_err(sweep_error)?;
     let checks: [(&str, Option<String>, Option<String>, bool); 8] = [
         ("the instruction", args.instr.clone(), Some(spec.instr.clone()), args.instr.as_ref() == Some(&spec.instr)),
         ("--arch", args.arch.clone(), Some(spec.arch.clone()), args.arch.as_ref() == Some(&spec.arch)),
@@ -345,7 +361,7 @@ pub fn merge(args: MergeArgs) -> Result<i32, String> {
         .iter()
         .map(|p| Report::from_json(&read(p)?).map_err(|e| format!("{}: {e}", p.display())))
         .collect::<Result<_, _>>()?;
-    let merged = ptxfp::sweep::merge(&reports).map_err(|e| e.to_string())?;
+    let merged = ptxfp::sweep::merge(&reports).map_err(sweep_error)?;
     for input in &args.reports {
         for (option, output) in [("--json", &args.json), ("--plot", &args.plot)] {
             if output.as_deref().is_some_and(|o| identity(o) == identity(input)) {
@@ -415,7 +431,7 @@ fn write_files(report: &Report, json: Option<&Path>, plot_path: Option<&Path>) -
             worst_input: worst_input.as_deref(),
             histogram: &report.ulp_histogram,
         };
-        plot::write(path, &data).map_err(|e| e.to_string())?;
+        plot::write(path, &data).map_err(sweep_error)?;
     }
     Ok(())
 }

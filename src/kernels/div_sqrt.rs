@@ -145,11 +145,13 @@ mod f64_embedded {
     // whose loop is compiled with it, and the intrinsics only compute.
 
     fn div<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-        // The division sequence returns `a` when both operands are NaN (nan::F64_NAN_ORDER).
+        // The division sequence returns `a` when both operands are NaN (nan::F64_NAN_ORDER):
+        // the operands in their own order.
         eval::<L, 2>(
             srcs,
             dst,
-            [0, 1],
+            #[inline(always)]
+            |w| w,
             #[inline(always)]
             |[a, b]| unsafe { _mm512_div_round_pd::<R>(a.into(), b.into()) },
         );
@@ -159,7 +161,8 @@ mod f64_embedded {
         eval::<L, 1>(
             srcs,
             dst,
-            [0],
+            #[inline(always)]
+            |w| w,
             #[inline(always)]
             |[a]| unsafe { _mm512_div_round_pd::<R>(_mm512_set1_pd(1.0), a.into()) },
         );
@@ -169,7 +172,8 @@ mod f64_embedded {
         eval::<L, 1>(
             srcs,
             dst,
-            [0],
+            #[inline(always)]
+            |w| w,
             #[inline(always)]
             |[a]| unsafe { _mm512_sqrt_round_pd::<R>(a.into()) },
         );

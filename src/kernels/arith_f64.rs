@@ -66,37 +66,44 @@ pub(super) fn eval<L: Isa, const K: usize>(
     );
 }
 
-// SAFETY (the four intrinsics below): these kernels are selected only for a level with AVX-512,
-// whose loop is compiled with it, and the intrinsics only compute.
-
-fn add<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
+/// [`eval`] of `add`, `sub` or `mul`: two operands searched for a NaN in the order
+/// [`nan::F64_NAN_ORDER`].
+#[inline(always)]
+fn binary<L: Isa>(srcs: &[&[u64]], dst: &mut [u64], op: impl Fn([f64x8; 2]) -> __m512d) {
     eval::<L, 2>(
         srcs,
         dst,
         #[inline(always)]
         |w| each(nan::F64_NAN_ORDER, |i| w[i]),
+        op,
+    );
+}
+
+// SAFETY (the four intrinsics below): these kernels are selected only for a level with AVX-512,
+// whose loop is compiled with it, and the intrinsics only compute.
+
+fn add<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
+    binary::<L>(
+        srcs,
+        dst,
         #[inline(always)]
         |[a, b]| unsafe { _mm512_add_round_pd::<R>(a.into(), b.into()) },
     );
 }
 
 fn sub<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-    eval::<L, 2>(
+    binary::<L>(
         srcs,
         dst,
-        #[inline(always)]
-        |w| each(nan::F64_NAN_ORDER, |i| w[i]),
         #[inline(always)]
         |[a, b]| unsafe { _mm512_sub_round_pd::<R>(a.into(), b.into()) },
     );
 }
 
 fn mul<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-    eval::<L, 2>(
+    binary::<L>(
         srcs,
         dst,
-        #[inline(always)]
-        |w| each(nan::F64_NAN_ORDER, |i| w[i]),
         #[inline(always)]
         |[a, b]| unsafe { _mm512_mul_round_pd::<R>(a.into(), b.into()) },
     );

@@ -122,12 +122,13 @@ fn unary_f32<L: Isa, R: Dir, const FTZ: bool>(srcs: &[&[u32]], dst: &mut [u32], 
 /// f64 `div`, `rcp` (`1 / a`, whose NaN rule is `a`'s) and `sqrt` with AVX-512.
 #[cfg(target_arch = "x86_64")]
 mod f64_embedded {
-    use std::arch::x86_64::{_mm512_div_round_pd, _mm512_set1_pd, _mm512_sqrt_round_pd};
+    use std::arch::x86_64::{__m512d, _mm512_div_round_pd, _mm512_set1_pd, _mm512_sqrt_round_pd};
 
     use super::super::arith_f64::eval;
     use super::super::lanes::by_embedded_rounding;
     use super::super::level::Isa;
     use super::Kernel;
+    use crate::kernels::simd::f64x8;
     use crate::ptx::{Instr, Opcode};
     use crate::round::Rounding;
 
@@ -141,39 +142,44 @@ mod f64_embedded {
         }))
     }
 
-    // SAFETY (the intrinsics below): these kernels are selected only for a level with AVX-512,
-    // whose loop is compiled with it, and the intrinsics only compute.
-
-    fn div<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-        // The division sequence returns `a` when both operands are NaN (nan::F64_NAN_ORDER):
-        // the operands in their own order.
-        eval::<L, 2>(
+    /// [`eval`] with the operands searched for a NaN in their own order: the division
+    /// sequence returns `a` when both operands are NaN (unlike nan::F64_NAN_ORDER).
+    #[inline(always)]
+    fn in_operand_order<L: Isa, const K: usize>(srcs: &[&[u64]], dst: &mut [u64], op: impl Fn([f64x8; K]) -> __m512d) {
+        eval::<L, K>(
             srcs,
             dst,
             #[inline(always)]
             |w| w,
+            op,
+        );
+    }
+
+    // SAFETY (the intrinsics below): these kernels are selected only for a level with AVX-512,
+    // whose loop is compiled with it, and the intrinsics only compute.
+
+    fn div<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
+        in_operand_order::<L, 2>(
+            srcs,
+            dst,
             #[inline(always)]
             |[a, b]| unsafe { _mm512_div_round_pd::<R>(a.into(), b.into()) },
         );
     }
 
     fn rcp<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-        eval::<L, 1>(
+        in_operand_order::<L, 1>(
             srcs,
             dst,
-            #[inline(always)]
-            |w| w,
             #[inline(always)]
             |[a]| unsafe { _mm512_div_round_pd::<R>(_mm512_set1_pd(1.0), a.into()) },
         );
     }
 
     fn sqrt<L: Isa, const R: i32>(_: &Instr, srcs: &[&[u64]], dst: &mut [u64]) {
-        eval::<L, 1>(
+        in_operand_order::<L, 1>(
             srcs,
             dst,
-            #[inline(always)]
-            |w| w,
             #[inline(always)]
             |[a]| unsafe { _mm512_sqrt_round_pd::<R>(a.into()) },
         );

@@ -206,19 +206,23 @@ macro_rules! integer {
             }
         }
 
-        /// Shift each lane by its own count, below the lane width.
+        /// Shift each lane by its own count, below the lane width. A count of the width or
+        /// more gives what x86's variable shifts give (0, or the sign for an arithmetic shift),
+        /// so that the lanes compile to one vector shift in every profile: a plain `<<` keeps
+        /// a per-lane overflow check where overflow checks are on (the test profile), and
+        /// that branch keeps the loop scalar.
         impl<const N: usize> Shl for Simd<$t, N> {
             type Output = Self;
             #[inline(always)]
             fn shl(self, count: Self) -> Self {
-                Simd(zip(self.0, count.0, |a, n| a << n))
+                Simd(zip(self.0, count.0, |a, n| a.checked_shl(n as u32).unwrap_or(0)))
             }
         }
         impl<const N: usize> Shr for Simd<$t, N> {
             type Output = Self;
             #[inline(always)]
             fn shr(self, count: Self) -> Self {
-                Simd(zip(self.0, count.0, |a, n| a >> n))
+                Simd(zip(self.0, count.0, |a, n| a.checked_shr(n as u32).unwrap_or((a >> (<$t>::BITS - 1)) >> 1)))
             }
         }
 

@@ -7,10 +7,11 @@
 //!   then clamped to the destination's range; NaN gives 0 or the top-bit-only integer.
 //!   Where the level rounds floats to integral values in one instruction (AVX2, AVX-512) the
 //!   f32 and f64 operands take [`float_lanes`] instead.
-//! - **integer → float**: the magnitude normalised by its leading zeros, its top `p` bits
-//!   rounded in the direction (a carry moves it up a binade), then packed; past the format's
-//!   largest binade (f16 only) ±Inf or the largest finite value, as the direction says.
-//!   `.sat` clamps to [+0, 1].
+//! - **integer → float**: from integers of at most 32 bits, the exact value in f64 lanes
+//!   rounded as an f64 is rounded to the format ([`through_f64`]); from 64-bit integers, the
+//!   magnitude normalised by its leading zeros, its top `p` bits rounded in the direction (a
+//!   carry moves it up a binade), then packed; past the format's largest binade (f16 only)
+//!   ±Inf or the largest finite value, as the direction says. `.sat` clamps to [+0, 1].
 
 use super::lanes::{each, map_to};
 use super::level::Isa;
@@ -42,7 +43,7 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
         }
     }
     if side == IntSide::Source {
-        if let Some(kernel) = representable::select::<L>(int, instr.format()) {
+        if let Some(kernel) = through_f64::select::<L>(int, instr.format(), instr.rounding()) {
             return Some(Kernel::Bytes(kernel));
         }
     }
@@ -64,8 +65,7 @@ fn by_widths<L: Isa>(side: IntSide, src: u32, dst: u32) -> Option<BytesKernel> {
     match side {
         IntSide::Destination => words!(to_int; u16, u8; u16, u16; u16, u32; u16, u64; u32, u8; u32, u16; u32, u32;
             u32, u64; u64, u8; u64, u16; u64, u32; u64, u64),
-        IntSide::Source => words!(from_int; u8, u16; u16, u16; u32, u16; u64, u16; u8, u32; u16, u32; u32, u32;
-            u64, u32; u8, u64; u16, u64; u32, u64; u64, u64),
+        IntSide::Source => words!(from_int; u64, u16; u64, u32; u64, u64),
     }
 }
 
@@ -85,7 +85,7 @@ fn to_int<L: Isa, S: Word + Default, D: Word + Default>(instr: &Instr, srcs: &[&
     );
 }
 
-/// `cvt.{rn,rz,rm,rp}{.ftz}{.sat}.float.int` (`.ftz` changes nothing).
+/// `cvt.{rn,rz,rm,rp}{.ftz}{.sat}.float.{s64,u64}` (`.ftz` changes nothing).
 fn from_int<L: Isa, S: Word + Default, D: Word + Default>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
     let Type::Int(from) = instr.source_type(0) else { unreachable!("selected for an integer source") };
     let (to, sat, rnd) = (instr.format(), instr.modifiers().sat, instr.rounding());
@@ -452,60 +452,95 @@ mod float_lanes {
     }
 }
 
-/// `cvt.{rn,rz,rm,rp}{.sat}.float.int` where the float format holds every integer of the
-/// source type exactly (8-bit integers to every format, 16-bit to f32 and f64, 32-bit to f64):
-/// the direction then changes nothing, and the result is the integer's own value, as
-/// [`crate::ops::cvt_int::int_to_float`] gives it (zero is +0), `.sat` clamping it to
-/// [+0, 1] ([`crate::round::saturate`]). Computed in f64 lanes, where every step is exact:
-/// the word extended to a 32-bit integer and converted (CVTDQ2PD; unsigned 32-bit words offset
-/// by 2^31 first and back after), clamped under `.sat`, then narrowed to the format by
-/// rounding to f32 (exact) and moving the fields.
-mod representable {
+/// `cvt.{rn,rz,rm,rp}{.sat}.float.int` from integers of at most 32 bits, sixteen at a time:
+/// the integer's value in f64 lanes, where it is exact (the word extended to a 32-bit integer
+/// and converted by CVTDQ2PD; unsigned 32-bit words offset by 2^31 first and back after),
+/// clamped to [+0, 1] under `.sat` ([`crate::round::saturate`]; the result is the integer's
+/// own value, zero +0), then rounded to the format in the direction as convert.rs rounds an
+/// f64: to f32 by [`narrow_f64`](super::super::arith_f32::narrow), to f16 and bf16 rounded to
+/// odd at f32's precision and then by [`round_to_half`]. One rounding of the exact value is
+/// what [`crate::ops::cvt_int::int_to_float`] defines; where the format holds every integer of
+/// the source (8-bit integers to every format, 16-bit to f32 and f64, 32-bit to f64) it is
+/// exact and the direction changes nothing.
+mod through_f64 {
     use super::{BytesKernel, Isa};
     use crate::batch::Word;
     use crate::format::Format;
-    use crate::kernels::lanes::{each, map_to};
+    use crate::kernels::arith_f32::narrow as narrow_f64;
+    use crate::kernels::convert::round_to_half;
+    use crate::kernels::half::odd_f32;
+    use crate::kernels::lanes::{build, each, join, map_to, Dir, Rm, Rn, Rp, Rz};
+    use crate::kernels::simd::{f64x8, u32x16};
     use crate::ops::cvt_int::IntType;
     use crate::ptx::Instr;
+    use crate::round::Rounding;
 
     /// Elements a group.
     const N: usize = 16;
 
-    /// The kernel from `from` to `to`, if `to` holds every integer of `from`.
-    pub(super) fn select<L: Isa>(from: IntType, to: Format) -> Option<BytesKernel> {
-        if from.bits() > to.precision() {
+    /// The kernel from `from` (at most 32 bits) to `to` in direction `rnd`.
+    pub(super) fn select<L: Isa>(from: IntType, to: Format, rnd: Rounding) -> Option<BytesKernel> {
+        if from.bits() > 32 {
             return None;
         }
+        // Exact conversions take one kernel, which encodes the values.
+        let exact = from.bits() <= to.precision();
+        let rnd = if exact { Rounding::Rn } else { rnd };
         macro_rules! sources {
-            ($dest:ty) => {
-                match (from.bits(), from.is_signed()) {
-                    (8, true) => kernel::<L, u8, $dest, true>,
-                    (8, false) => kernel::<L, u8, $dest, false>,
-                    (16, true) => kernel::<L, u16, $dest, true>,
-                    (16, false) => kernel::<L, u16, $dest, false>,
-                    (32, true) => kernel::<L, u32, $dest, true>,
-                    _ => kernel::<L, u32, $dest, false>,
+            ($dest:ty, $dir:ty) => {
+                match (from.bits(), from.is_signed(), exact) {
+                    (8, true, _) => kernel::<L, u8, $dest, $dir, true, true>,
+                    (8, false, _) => kernel::<L, u8, $dest, $dir, false, true>,
+                    (16, true, true) => kernel::<L, u16, $dest, $dir, true, true>,
+                    (16, false, true) => kernel::<L, u16, $dest, $dir, false, true>,
+                    (16, true, false) => kernel::<L, u16, $dest, $dir, true, false>,
+                    (16, false, false) => kernel::<L, u16, $dest, $dir, false, false>,
+                    (32, true, true) => kernel::<L, u32, $dest, $dir, true, true>,
+                    (32, false, true) => kernel::<L, u32, $dest, $dir, false, true>,
+                    (32, true, false) => kernel::<L, u32, $dest, $dir, true, false>,
+                    _ => kernel::<L, u32, $dest, $dir, false, false>,
                 }
             };
         }
-        Some(match to {
-            Format::F16 => sources!(ToF16),
-            Format::BF16 => sources!(ToBf16),
-            Format::F32 => sources!(ToF32),
-            Format::F64 => sources!(ToF64),
+        macro_rules! dests {
+            ($dir:ty) => {
+                match to {
+                    Format::F16 => sources!(ToF16, $dir),
+                    Format::BF16 => sources!(ToBf16, $dir),
+                    Format::F32 => sources!(ToF32, $dir),
+                    Format::F64 => sources!(ToF64, $dir),
+                }
+            };
+        }
+        Some(match rnd {
+            Rounding::Rn => dests!(Rn),
+            Rounding::Rz => dests!(Rz),
+            Rounding::Rm => dests!(Rm),
+            Rounding::Rp => dests!(Rp),
         })
     }
 
-    /// A destination format: its word, and the encoding of an integral f64 value it holds.
+    /// A destination format: its word, the encoding of an integral f64 value it holds, and
+    /// the encodings of sixteen integral f64 values rounded to it in direction `R`.
     trait Dest {
         type Word: Word + Default;
         fn encode(v: f64) -> Self::Word;
+        fn round<L: Isa, R: Dir>(v: [f64; N]) -> [Self::Word; N];
     }
 
     struct ToF16;
     struct ToBf16;
     struct ToF32;
     struct ToF64;
+
+    /// The values rounded to odd at f32's precision, then to `to` (module documentation of
+    /// convert.rs: 24 bits keep every rounding to the 11 or 8 of f16 and bf16 correct).
+    #[inline(always)]
+    fn to_half<L: Isa, R: Dir>(to: Format, v: [f64; N]) -> [u16; N] {
+        let half = |i: usize| f64x8::new(build(|j| v[8 * i + j]));
+        let odd = u32x16::new(join(odd_f32(half(0)), odd_f32(half(1))));
+        each(round_to_half::<L, R>(odd, to).to_array(), |w| w as u16)
+    }
 
     impl Dest for ToF16 {
         type Word = u16;
@@ -519,6 +554,10 @@ mod representable {
             let magnitude = if magnitude == 0 { 0 } else { rebiased };
             (b >> 16 & 0x8000 | magnitude) as u16
         }
+        #[inline(always)]
+        fn round<L: Isa, R: Dir>(v: [f64; N]) -> [u16; N] {
+            to_half::<L, R>(Format::F16, v)
+        }
     }
 
     impl Dest for ToBf16 {
@@ -528,6 +567,10 @@ mod representable {
         fn encode(v: f64) -> u16 {
             ((v as f32).to_bits() >> 16) as u16
         }
+        #[inline(always)]
+        fn round<L: Isa, R: Dir>(v: [f64; N]) -> [u16; N] {
+            to_half::<L, R>(Format::BF16, v)
+        }
     }
 
     impl Dest for ToF32 {
@@ -536,6 +579,11 @@ mod representable {
         fn encode(v: f64) -> u32 {
             (v as f32).to_bits()
         }
+        #[inline(always)]
+        fn round<L: Isa, R: Dir>(v: [f64; N]) -> [u32; N] {
+            let half = |i: usize| narrow_f64::<R, false>(f64x8::new(build(|j| v[8 * i + j]))).to_array();
+            join(half(0), half(1))
+        }
     }
 
     impl Dest for ToF64 {
@@ -543,6 +591,11 @@ mod representable {
         #[inline(always)]
         fn encode(v: f64) -> u64 {
             v.to_bits()
+        }
+        /// Every integer of at most 32 bits is exact in f64.
+        #[inline(always)]
+        fn round<L: Isa, R: Dir>(v: [f64; N]) -> [u64; N] {
+            each(v, Self::encode)
         }
     }
 
@@ -560,7 +613,12 @@ mod representable {
         }
     }
 
-    fn kernel<L: Isa, S: Word + Default, D: Dest, const SIGNED: bool>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+    /// The kernel; `EXACT` where `D` holds every integer of `S` (`R` then plays no part).
+    fn kernel<L: Isa, S: Word + Default, D: Dest, R: Dir, const SIGNED: bool, const EXACT: bool>(
+        instr: &Instr,
+        srcs: &[&[u8]],
+        dst: &mut [u8],
+    ) {
         let sat = instr.modifiers().sat;
         map_to::<L, S, D::Word, N, 1>(
             &[bytemuck::cast_slice(srcs[0])],
@@ -569,7 +627,11 @@ mod representable {
             |[a]| {
                 let v = each(a, value::<S, SIGNED>);
                 let v = if sat { each(v, |x| x.clamp(0.0, 1.0)) } else { v };
-                each(v, D::encode)
+                if EXACT {
+                    each(v, D::encode)
+                } else {
+                    D::round::<L, R>(v)
+                }
             },
         );
     }

@@ -202,13 +202,13 @@ fn int_to_float(from: IntType, to: Format, a: u64x8, rnd: Rounding) -> u64x8 {
 /// an integral value in one instruction (ROUNDPS/VRNDSCALE) and, for 64-bit integers, convert
 /// in one (AVX-512DQ): the operand (flushed first under `.ftz`) rounded by Rust's
 /// `round_ties_even`/`trunc`/`floor`/`ceil`, then clamped to the integer's range and converted
-/// ([`Saturating`]; from f32 to at most 32 bits, `f32_narrow`), NaN giving 0 from f32 to at
+/// ([`Saturating`] from f64; from f32, `f32_narrow` and `f32_wide`), NaN giving 0 from f32 to at
 /// most 32 bits and the top-bit-only integer otherwise: the rules of
 /// [`crate::ops::cvt_int::float_to_int`].
 mod float_lanes {
     use super::{BytesKernel, Isa, Rounding};
     use crate::batch::Word;
-    use crate::kernels::lanes::{each, map_to};
+    use crate::kernels::lanes::{build, each, map_to};
     use crate::ops::cvt_int::IntType;
     use crate::ptx::{Instr, Type};
 
@@ -323,11 +323,13 @@ mod float_lanes {
     /// The kernel from `float`-bit operands (32 or 64) to `to`.
     pub(super) fn select<L: Isa>(float: u32, to: IntType) -> Option<BytesKernel> {
         #[cfg(target_arch = "x86_64")]
-        if float == 32 && to.bits() <= 32 {
+        if float == 32 {
             return Some(match (to.bits(), to.is_signed()) {
                 (8, _) => f32_narrow::kernel::<L, u8>,
                 (16, _) => f32_narrow::kernel::<L, u16>,
-                _ => f32_narrow::kernel::<L, u32>,
+                (32, _) => f32_narrow::kernel::<L, u32>,
+                (_, true) => f32_wide::kernel::<L, true>,
+                (_, false) => f32_wide::kernel::<L, false>,
             });
         }
         macro_rules! to {
@@ -341,11 +343,10 @@ mod float_lanes {
                 }
             };
         }
-        match float {
-            32 => to!(f32; u64),
-            64 => to!(f64; u8, u16, u32, u64),
-            _ => None,
+        if float != 64 {
+            return None;
         }
+        to!(f64; u8, u16, u32, u64)
     }
 
     fn kernel<L: Isa, F: Lane, D: Saturating, const SIGNED: bool>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
@@ -388,7 +389,7 @@ mod float_lanes {
             |[a]| {
                 let r = integral::<F, N>(a, ftz, rnd);
                 let d: [D; N] = each(r, F::saturating::<D, SIGNED>);
-                core::array::from_fn(|i| if r[i].is_nan() { nan_result } else { d[i] })
+                build(|i| if r[i].is_nan() { nan_result } else { d[i] })
             },
         );
     }
@@ -448,6 +449,63 @@ mod float_lanes {
             let [lo, hi]: [f32x8; 2] = bytemuck::cast(c);
             let (lo, hi) = unsafe { (_mm256_cvttps_epi32(lo.into()), _mm256_cvttps_epi32(hi.into())) };
             u32x16::new(join(u32x8::from(lo).to_array(), u32x8::from(hi).to_array()))
+        }
+    }
+
+    /// f32 → 64-bit integers (selected at AVX-512 only), sixteen lanes: rounded as above,
+    /// clamped to [MIN, 2^64 or 2^63) in float lanes, converted by VCVTTPS2QQ or VCVTTPS2UQQ
+    /// (AVX-512DQ) eight at a time; at or above the limit MAX, NaN the integer with only its
+    /// top bit set. (Rust's conversion stayed scalar here too.)
+    ///
+    /// SAFETY (the intrinsics): selected only at AVX-512, whose loops are compiled with
+    /// AVX-512DQ; the intrinsics only compute.
+    #[cfg(target_arch = "x86_64")]
+    mod f32_wide {
+        use core::arch::x86_64::{_mm512_cvttps_epi64, _mm512_cvttps_epu64};
+
+        use super::Isa;
+        use crate::kernels::lanes::{each, join, map_to};
+        use crate::kernels::simd::{f32x16, f32x8, u32x16, u32x8, u64x8};
+        use crate::ptx::Instr;
+
+        pub(in super::super) fn kernel<L: Isa, const SIGNED: bool>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+            let (ftz, rnd) = (instr.modifiers().ftz, instr.rounding());
+            let (lo, limit, max) = if SIGNED {
+                (-(2f32.powi(63)), 2f32.powi(63), i64::MAX as u64)
+            } else {
+                (0.0, 2f32.powi(64), u64::MAX)
+            };
+            let below = f32::from_bits(limit.to_bits() - 1);
+            map_to::<L, u32, u64, 16, 1>(
+                &[bytemuck::cast_slice(srcs[0])],
+                bytemuck::cast_slice_mut(dst),
+                #[inline(always)]
+                |[a]| {
+                    let r = f32x16::new(super::integral::<f32, 16>(a, ftz, rnd));
+                    let c = r.fast_max(f32x16::splat(lo)).fast_min(f32x16::splat(below));
+                    let (high, nan) = (r.simd_ge(f32x16::splat(limit)).to_bits(), r.is_nan().to_bits());
+                    let split = |v: u32x16| -> [u32x8; 2] { bytemuck::cast(v) };
+                    let ([c0, c1], [h0, h1], [n0, n1]) = (bytemuck::cast(c), split(high), split(nan));
+                    join(convert::<SIGNED>(c0, h0, n0, max), convert::<SIGNED>(c1, h1, n1, max))
+                },
+            );
+        }
+
+        /// Eight clamped values converted, then MAX where the mask `high` is set and the
+        /// top-bit-only integer where `nan` is.
+        #[inline(always)]
+        fn convert<const SIGNED: bool>(c: f32x8, high: u32x8, nan: u32x8, max: u64) -> [u64; 8] {
+            let v = unsafe {
+                if SIGNED {
+                    _mm512_cvttps_epi64(c.into())
+                } else {
+                    _mm512_cvttps_epu64(c.into())
+                }
+            };
+            // The masks' lanes widened (all ones or zero).
+            let widen = |m: u32x8| u64x8::new(each(m.to_array(), |w| w as i32 as u64));
+            let v = widen(high).select(u64x8::splat(max), u64x8::from(v));
+            widen(nan).select(u64x8::splat(1 << 63), v).to_array()
         }
     }
 }

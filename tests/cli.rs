@@ -78,8 +78,15 @@ fn eval_reads_lines_from_stdin() {
 
 #[test]
 fn bad_input_is_a_one_line_error_and_nonzero_exit() {
-    let cases: [&[&str]; 8] = [
+    let cases: [&[&str]; 14] = [
         &["eval", "frobnicate.f32", "1"],
+        // Values that clap parses with ptxfp's own parsers (architecture, instruction, shard).
+        &["eval", "--arch", "sm_20", "add.rn.f32", "1", "2"],
+        &["run", "--arch", "sm_1", "add.rn.f32", "--out", "never.npy"],
+        &["bench", "add.rn.f3"],
+        &["capture", "--arch", "x", "--all", "--out", "never"],
+        &["sweep", "ex2.approx.f32", "--arch", "sm_7"],
+        &["sweep", "ex2.approx.f32", "--shard", "4/3"],
         &["eval", "add.sat.f64", "1", "2"],
         &["eval", "fma.rn.f32", "1", "2"],
         &["eval", "add.rn.f32", "1", "two"],

@@ -9,7 +9,7 @@ use clap::Args;
 use ptxfp::capture::compare::{self, Outcome};
 use ptxfp::capture::{self, Manifest, Request};
 use ptxfp::io::{Dtype, Writer};
-use ptxfp::Instr;
+use ptxfp::{Instr, Target, TargetError};
 
 use crate::sweep_cmd::parse_count;
 use crate::{print_out, FAILED};
@@ -17,14 +17,14 @@ use crate::{print_out, FAILED};
 #[derive(Args)]
 pub struct CaptureArgs {
     /// The spellings to capture (PTX spellings; see `ptxfp ops`).
-    instrs: Vec<String>,
+    instrs: Vec<Instr>,
     /// Every PTX spelling the architecture has: the approximate scalar ones over every input,
     /// the others on edge-biased samples, and the `.ftz` tininess boundary of mul/fma.f32.
     #[arg(long)]
     all: bool,
     /// The architecture the kernels are written for (their `.target`; the GPU must have it).
     #[arg(long, default_value = "sm_90")]
-    arch: String,
+    arch: Target,
     /// Only values in LO..HI or LO..=HI, for every operand of the named spellings (as for
     /// `sweep`).
     #[arg(long, value_name = "LO..HI", allow_hyphen_values = true)]
@@ -72,10 +72,14 @@ fn capture_error(e: capture::Error) -> String {
 }
 
 pub fn capture(args: CaptureArgs) -> Result<i32, String> {
-    let target = crate::parse_target(&args.arch)?;
-    let instrs =
-        args.instrs.iter().map(|s| s.parse::<Instr>().map_err(|e| e.to_string())).collect::<Result<Vec<_>, _>>()?;
-    let request = Request { target, instrs, all: args.all, range: args.range, random: args.random, seed: args.seed };
+    let request = Request {
+        target: args.arch,
+        instrs: args.instrs,
+        all: args.all,
+        range: args.range,
+        random: args.random,
+        seed: args.seed,
+    };
     let manifest = capture::write_kit(&request, &args.out).map_err(capture_error)?;
     let inputs: u64 = manifest.entries.iter().map(|e| e.count).sum();
     print_out(format_args!(
@@ -93,7 +97,7 @@ pub fn capture(args: CaptureArgs) -> Result<i32, String> {
 /// when none was run.
 pub fn compare(args: CompareArgs) -> Result<i32, String> {
     let manifest = Manifest::load(&args.dir).map_err(|e| e.to_string())?;
-    let target = crate::parse_target(&manifest.arch)?;
+    let target: Target = manifest.arch.parse().map_err(|e: TargetError| e.to_string())?;
     let mut outcomes = Vec::with_capacity(manifest.entries.len());
     for entry in &manifest.entries {
         let outcome = compare::compare_entry(&args.dir, target, entry, args.mismatches).map_err(|e| e.to_string())?;

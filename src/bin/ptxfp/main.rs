@@ -59,9 +59,9 @@ enum Command {
         /// Target architecture: decides which instructions exist and how the approximate ones
         /// are lowered (sm_5x/6x use RRO).
         #[arg(long, default_value = "sm_90")]
-        arch: String,
+        arch: Target,
         /// The instruction, e.g. fma.rn.ftz.f32
-        instr: String,
+        instr: Instr,
         /// The source operands.
         #[arg(allow_hyphen_values = true)]
         operands: Vec<String>,
@@ -73,9 +73,9 @@ enum Command {
     Run {
         /// Target architecture (as for `eval`).
         #[arg(long, default_value = "sm_90")]
-        arch: String,
+        arch: Target,
         /// The instruction, e.g. fma.rn.f32
-        instr: String,
+        instr: Instr,
         /// An input file, one per source operand, in operand order (`.npy`, or raw words).
         #[arg(long = "in", value_name = "FILE")]
         inputs: Vec<PathBuf>,
@@ -97,9 +97,9 @@ enum Command {
         size: Vec<usize>,
         /// Target architecture (as for `eval`).
         #[arg(long, default_value = "sm_90")]
-        arch: String,
+        arch: Target,
         /// Instructions to measure (default: a representative set).
-        instrs: Vec<String>,
+        instrs: Vec<Instr>,
     },
     /// Error analysis: evaluate an instruction on every input of a domain (all f32 values of a
     /// unary f32 instruction, all f16/bf16 values or operand pairs; otherwise a seeded random
@@ -140,6 +140,9 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse_from(hoist_eval_options(std::env::args_os().collect())) {
         Ok(cli) => cli,
         Err(e) => {
+            if let Some(reason) = own_value_error(&e) {
+                return exit(Err(reason));
+            }
             // Help and version go to standard output with status 0; usage errors are status 1,
             // like every other error.
             let e = bounded(e);
@@ -149,9 +152,9 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Ops { filter } => list_ops(filter.as_deref()),
-        Command::Eval { arch, instr, operands } => eval(&arch, &instr, &operands),
-        Command::Run { arch, instr, inputs, output } => return exit(run(&arch, &instr, &inputs, &output)),
-        Command::Bench { json, size, arch, instrs } => bench(json, size, &arch, &instrs),
+        Command::Eval { arch, instr, operands } => eval(arch, &instr, &operands),
+        Command::Run { arch, instr, inputs, output } => return exit(run(arch, &instr, &inputs, &output)),
+        Command::Bench { json, size, arch, instrs } => bench(json, size, arch, instrs),
         Command::Sweep(args) => return exit(sweep_cmd::sweep(args)),
         Command::Merge(args) => return exit(sweep_cmd::merge(args)),
         Command::Capture(args) => return exit(capture_cmd::capture(args)),
@@ -185,6 +188,18 @@ fn exit(result: Result<i32, String>) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The message of a value that ptxfp's own parser refused (an architecture, an instruction, a
+/// shard), written on one line like every error ptxfp words itself; `None` for clap's own
+/// usage errors.
+fn own_value_error(e: &clap::Error) -> Option<String> {
+    if e.kind() != clap::error::ErrorKind::ValueValidation {
+        return None;
+    }
+    let reason = std::error::Error::source(e)?;
+    let ours = reason.is::<TargetError>() || reason.is::<ptxfp::ParseError>() || reason.is::<ptxfp::sweep::Error>();
+    ours.then(|| reason.to_string())
 }
 
 /// A usage error of clap's whose quotation of what was typed (a rejected value, an unknown
@@ -307,11 +322,6 @@ fn list_ops(filter: Option<&str>) -> Result<(), String> {
     out.flush().map_err(stdout_error)
 }
 
-/// `--arch`'s architecture.
-fn parse_target(arch: &str) -> Result<Target, String> {
-    arch.parse().map_err(|e: TargetError| e.to_string())
-}
-
 /// Whether `target` has `instr`, in the command line's words: where a newer architecture has
 /// it, the message says how to choose one.
 fn check_target(target: Target, instr: &Instr) -> Result<(), String> {
@@ -324,12 +334,10 @@ fn check_target(target: Target, instr: &Instr) -> Result<(), String> {
     })
 }
 
-fn eval(arch: &str, spelling: &str, operands: &[String]) -> Result<(), String> {
-    let target = parse_target(arch)?;
-    let instr: Instr = spelling.parse().map_err(|e: ptxfp::ParseError| e.to_string())?;
-    check_target(target, &instr)?;
+fn eval(target: Target, instr: &Instr, operands: &[String]) -> Result<(), String> {
+    check_target(target, instr)?;
     if !operands.is_empty() {
-        let line = eval_line(target, &instr, operands.iter().map(String::as_str))?;
+        let line = eval_line(target, instr, operands.iter().map(String::as_str))?;
         return print_out(format_args!("{line}\n"));
     }
     let stdin = io::stdin();
@@ -343,22 +351,20 @@ fn eval(arch: &str, spelling: &str, operands: &[String]) -> Result<(), String> {
             continue;
         }
         let result =
-            eval_line(target, &instr, operands.split_whitespace()).map_err(|e| format!("line {}: {e}", n + 1))?;
+            eval_line(target, instr, operands.split_whitespace()).map_err(|e| format!("line {}: {e}", n + 1))?;
         writeln!(out, "{result}").map_err(stdout_error)?;
     }
     out.flush().map_err(stdout_error)
 }
 
-fn run(arch: &str, spelling: &str, inputs: &[PathBuf], output: &Path) -> Result<i32, String> {
-    let target = parse_target(arch)?;
-    let instr: Instr = spelling.parse().map_err(|e: ptxfp::ParseError| e.to_string())?;
-    check_target(target, &instr)?;
+fn run(target: Target, instr: &Instr, inputs: &[PathBuf], output: &Path) -> Result<i32, String> {
+    check_target(target, instr)?;
     let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     // Ctrl-C and SIGTERM stop at the next block, removing the unfinished output.
     static STOP: AtomicBool = AtomicBool::new(false);
     ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst))
         .map_err(|e| format!("cannot catch Ctrl-C and SIGTERM: {e}"))?;
-    match ptxfp::io::run_until(&instr, target, &inputs, output, &STOP) {
+    match ptxfp::io::run_until(instr, target, &inputs, output, &STOP) {
         Ok(_) => Ok(0),
         Err(e @ ptxfp::io::Error::Interrupted { .. }) => {
             eprintln!("ptxfp: {e}");
@@ -382,12 +388,13 @@ fn eval_line<'a>(target: Target, instr: &Instr, words: impl Iterator<Item = &'a 
     Ok(format_result(instr.ty(), bits))
 }
 
-fn bench(json: bool, sizes: Vec<usize>, arch: &str, spellings: &[String]) -> Result<(), String> {
-    let target = parse_target(arch)?;
-    let defaults: Vec<String> = ptxfp::bench::DEFAULT_INSTRS.iter().map(|s| s.to_string()).collect();
-    let spellings = if spellings.is_empty() { &defaults[..] } else { spellings };
-    let instrs: Vec<Instr> =
-        spellings.iter().map(|s| s.parse::<Instr>().map_err(|e| e.to_string())).collect::<Result<_, _>>()?;
+fn bench(json: bool, sizes: Vec<usize>, target: Target, instrs: Vec<Instr>) -> Result<(), String> {
+    let instrs = if instrs.is_empty() {
+        let defaults = ptxfp::bench::DEFAULT_INSTRS.iter().map(|s| s.parse::<Instr>());
+        defaults.collect::<Result<_, _>>().map_err(|e: ptxfp::ParseError| e.to_string())?
+    } else {
+        instrs
+    };
     for i in &instrs {
         check_target(target, i)?;
     }

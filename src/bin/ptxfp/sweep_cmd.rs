@@ -26,7 +26,7 @@ pub struct SweepArgs {
     instr: Option<String>,
     /// Target architecture (as for `eval`) [default: sm_90].
     #[arg(long)]
-    arch: Option<String>,
+    arch: Option<Target>,
     /// Reference: an instruction (`--ref sqrt.rn.f32`) or a file of expected results in
     /// domain order (`--ref gpu.npy`, raw words or .npy). Default: the exact function,
     /// correctly rounded.
@@ -48,8 +48,8 @@ pub struct SweepArgs {
     seed: Option<u64>,
     /// Evaluate only shard K of N (a contiguous slice of the inputs); `ptxfp merge` combines
     /// the shards' JSON reports.
-    #[arg(long, value_name = "K/N")]
-    shard: Option<String>,
+    #[arg(long, value_name = "K/N", value_parser = Shard::parse)]
+    shard: Option<Shard>,
     /// Write the JSON report here.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -160,7 +160,7 @@ pub fn sweep(args: SweepArgs) -> Result<i32, String> {
                 args.instr.clone().ok_or("name the instruction to sweep (e.g. ptxfp sweep ex2.approx.ftz.f32)")?;
             let defaults = Spec::new(&instr);
             let spec = Spec {
-                arch: args.arch.clone().unwrap_or(defaults.arch),
+                arch: args.arch.map_or(defaults.arch, |t| t.to_string()),
                 range: args.range.clone(),
                 binade: args.binade,
                 random: args.random,
@@ -168,7 +168,7 @@ pub fn sweep(args: SweepArgs) -> Result<i32, String> {
                 reference: args.reference.clone(),
                 instr,
             };
-            let shard = args.shard.as_deref().map_or(Ok(Shard::WHOLE), Shard::parse).map_err(sweep_error)?;
+            let shard = args.shard.unwrap_or(Shard::WHOLE);
             (spec, shard, None)
         }
     };
@@ -283,10 +283,14 @@ fn digest(spec: &Spec, shard: Shard) -> u32 {
 /// Options given with `--resume` must agree with the checkpoint's sweep.
 fn check_agrees(args: &SweepArgs, spec: &Spec, shard: Shard, path: &Path) -> Result<(), String> {
     let shown = |v: Option<String>| v.map_or("not given".into(), |v| Quoted(&v).to_string());
-    let given_shard = args.shard.as_deref().map(Shard::parse).transpose().map_err(sweep_error)?;
     let checks: [(&str, Option<String>, Option<String>, bool); 8] = [
         ("the instruction", args.instr.clone(), Some(spec.instr.clone()), args.instr.as_ref() == Some(&spec.instr)),
-        ("--arch", args.arch.clone(), Some(spec.arch.clone()), args.arch.as_ref() == Some(&spec.arch)),
+        (
+            "--arch",
+            args.arch.map(|t| t.to_string()),
+            Some(spec.arch.clone()),
+            args.arch.is_some() && args.arch == spec.arch.parse().ok(),
+        ),
         ("--range", args.range.clone(), spec.range.clone(), args.range == spec.range),
         (
             "--binade",
@@ -302,7 +306,7 @@ fn check_agrees(args: &SweepArgs, spec: &Spec, shard: Shard, path: &Path) -> Res
         ),
         ("--seed", args.seed.map(|n| n.to_string()), Some(spec.seed.to_string()), args.seed == Some(spec.seed)),
         ("--ref", args.reference.clone(), spec.reference.clone(), args.reference == spec.reference),
-        ("--shard", args.shard.clone(), shard.label(), given_shard == Some(shard)),
+        ("--shard", args.shard.map(|s| s.label().unwrap_or("1/1".into())), shard.label(), args.shard == Some(shard)),
     ];
     for (name, given, saved, agree) in checks {
         if let Some(given) = given.filter(|_| !agree) {

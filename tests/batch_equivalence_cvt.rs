@@ -115,7 +115,9 @@ fn from_f64_edge_biased() {
 
 /// The exhaustive tier. Each block of 2^14 operands is converted once per destination (to f16
 /// unflushed, to bf16 and f64 with and without `.ftz`) and rounded to integral values once per
-/// direction and `.ftz`; every spelling's expected words are read from those. The rules
+/// direction and `.ftz`; every spelling's expected words are read from those, but those of a
+/// spelling with `.sat`, which are the words of the same spelling without it (checked just
+/// before against these references) saturated. The rules
 /// (docs/semantics.md §8.1, §8.2, §4):
 /// - to f16 and bf16: `half`'s `from_f32` (to nearest, ties to even, onto the subnormal grid
 ///   and to ±Inf), moved one unit toward the operand where a directed rounding asks
@@ -129,7 +131,7 @@ fn from_f64_edge_biased() {
 mod all_operands {
     use std::cmp::Ordering;
 
-    use ptxfp::{Format, Instr, Mode, SimdLevel, Type};
+    use ptxfp::{Format, Instr, Mode, SimdLevel, Type, Word};
     use rayon::prelude::*;
 
     use super::common::batch::{Tally, Words};
@@ -155,14 +157,14 @@ mod all_operands {
     }
 
     /// `.sat` in place: a NaN, −0 and every negative value give +0, every value above 1 gives 1.
-    fn saturate(fmt: Format, words: &mut [u64]) {
+    fn saturate<D: Word>(fmt: Format, words: &mut [D]) {
         // The positive encodings are ordered as their values.
         let l = Layout::of(fmt);
         for w in words {
-            *w = match *w {
+            *w = D::from_u64(match w.to_u64() {
                 x if l.is_neg(x) || l.is_nan(x) => 0,
                 x => x.min(l.one()),
-            };
+            });
         }
     }
 
@@ -250,7 +252,18 @@ mod all_operands {
         assert_eq!(from_f32.len(), if all { 52 } else { EVERY_RUN.len() });
         // The roundings to an integral value of one direction and `.ftz` next to each other,
         // so that each block computes their values once.
-        from_f32.sort_by_key(|i| format!("{} {:?} {}", i.format().bits(), i.mode(), i.modifiers().ftz));
+        // A spelling with `.sat` right after the same spelling without it, whose kernel words
+        // it is then checked against, saturated: `.sat` is a function of the result (and a NaN
+        // operand gives a NaN result, which it makes +0).
+        let key = |i: &Instr| {
+            let m = i.modifiers();
+            format!("{} {:?} {} {} {:?} {}", i.format().bits(), i.mode(), m.ftz, m.relu, i.rounding(), m.sat)
+        };
+        from_f32.sort_by_key(key);
+        let unsaturated = |i: &Instr| i.to_string().replace(".sat", "").parse::<Instr>().ok();
+        let after_twin: Vec<bool> = (0..from_f32.len())
+            .map(|k| k > 0 && from_f32[k].modifiers().sat && unsaturated(&from_f32[k]) == Some(from_f32[k - 1]))
+            .collect();
         let start = std::time::Instant::now();
         let tally = Tally::default();
         (0..(1u64 << 32) / BLOCK as u64).into_par_iter().for_each_init(
@@ -269,8 +282,19 @@ mod all_operands {
                     }));
                 }
                 b.rounded_for = None;
-                for instr in &from_f32 {
+                for (instr, &after_twin) in from_f32.iter().zip(&after_twin) {
                     let (to, mods) = (instr.format(), instr.modifiers());
+                    if after_twin {
+                        let xs = &b.xs;
+                        tally.add(match instr.ty() {
+                            Type::F16 | Type::BF16 => {
+                                w.w16.check_like_previous(instr, level, xs, |words| saturate(to, words))
+                            }
+                            Type::F32 => w.w32.check_like_previous(instr, level, xs, |words| saturate(to, words)),
+                            _ => w.w64.check_like_previous(instr, level, xs, |words| saturate(to, words)),
+                        });
+                        continue;
+                    }
                     let key = (instr.rounding(), mods.ftz);
                     if to == Format::F32 && instr.mode() != Mode::Default && b.rounded_for != Some(key) {
                         b.rounded.clear();

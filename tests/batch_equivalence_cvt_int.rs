@@ -16,7 +16,7 @@
 //! of `all_operands::EVERY_RUN` (nearest, ties to even, and the directions that treat the signs
 //! differently, both directions of conversion, 32- and 64-bit integers, f32 and bf16, `.ftz`);
 //! with `PTXFP_EXHAUSTIVE_CVT` set, all 200 (f32
-//! to each of the eight integer types, s32 and u32 to f16, bf16, f32 and f64: about 15 minutes
+//! to each of the eight integer types, s32 and u32 to f16, bf16, f32 and f64: about 5 minutes
 //! on two AVX-512 cores).
 
 mod common;
@@ -149,8 +149,12 @@ fn from_32_and_64_bit_sources_edge_biased() {
 }
 
 /// The exhaustive tier. Each block of 2^14 operands is rounded once per direction (with and
-/// without `.ftz`) and converted once per (integer type, format); every spelling's expected
-/// words are read from those, and its kernel's words compared with them.
+/// without `.ftz`) and converted once per (integer type, format); the expected words of a
+/// spelling are read from those, or, where a spelling differs from the one checked just before
+/// only by modifiers whose effect is stated below (`.sat` and `.ftz`), derived from that
+/// spelling's kernel words, which the reference has just checked: every spelling meets the
+/// reference on every operand, and the references are computed once per direction and type
+/// instead of once per spelling (`to_int`, `from_int`).
 ///
 /// The references, from the host's IEEE arithmetic (every operation rounds to nearest, the
 /// default; the floating-point environment is not touched) and Rust's conversions:
@@ -165,7 +169,7 @@ fn from_32_and_64_bit_sources_edge_biased() {
 mod all_operands {
     use std::cmp::Ordering;
 
-    use ptxfp::{Format, Instr, IntType, Rounding, SimdLevel, Type};
+    use ptxfp::{Format, Instr, IntType, Rounding, SimdLevel, Type, Word};
     use rayon::prelude::*;
 
     use super::common::batch::{Tally, Words};
@@ -222,40 +226,88 @@ mod all_operands {
         w32: Words<u32>,
         w64: Words<u64>,
         rounded: Vec<f32>,
+        /// The direction and flush of `rounded`.
+        rounded_for: Option<(Rounding, bool)>,
         near: Vec<(u64, Ordering)>,
     }
 
-    /// f32 → every integer type, in every direction, with and without `.ftz` (and `.sat`,
-    /// which changes nothing): the spellings of one direction and flush share the block's
-    /// integral values.
-    fn to_int(groups: &[((Rounding, bool), Vec<Instr>)], level: SimdLevel, xs: &[u32], s: &mut Scratch, tally: &Tally) {
-        for ((rnd, ftz), instrs) in groups {
-            s.rounded.clear();
-            s.rounded.extend(xs.iter().map(|&x| {
-                let x = f32::from_bits(x);
-                integral_f32(if *ftz { flush_f32(x) } else { x }, *rnd)
-            }));
-            let r = s.rounded.iter();
-            for instr in instrs {
-                let Type::Int(to) = instr.ty() else { unreachable!() };
-                // To 64 bits a NaN gives the integer with only its top bit set.
-                let nan_top = |v: f32, word: u64| if v.is_nan() { 1 << 63 } else { word };
-                tally.add(match to {
-                    IntType::U8 => s.w8.check(instr, level, xs, r.clone().map(|&v| v as u8)),
-                    IntType::S8 => s.w8.check(instr, level, xs, r.clone().map(|&v| v as i8 as u8)),
-                    IntType::U16 => s.w16.check(instr, level, xs, r.clone().map(|&v| v as u16)),
-                    IntType::S16 => s.w16.check(instr, level, xs, r.clone().map(|&v| v as i16 as u16)),
-                    IntType::U32 => s.w32.check(instr, level, xs, r.clone().map(|&v| v as u32)),
-                    IntType::S32 => s.w32.check(instr, level, xs, r.clone().map(|&v| v as i32 as u32)),
-                    IntType::U64 => s.w64.check(instr, level, xs, r.clone().map(|&v| nan_top(v, v as u64))),
-                    IntType::S64 => s.w64.check(instr, level, xs, r.clone().map(|&v| nan_top(v, v as i64 as u64))),
+    /// f32 → every integer type, in every direction, with and without `.ftz` and `.sat`, the
+    /// spellings in the order of [`to_int_order`]. A spelling checked right after one of the
+    /// same direction and type that lacks some of its modifiers is compared with that
+    /// kernel's words, themselves compared with the reference: `.sat` changes nothing, and
+    /// `.ftz` makes a subnormal operand a zero, whose result is 0 in every direction (set in
+    /// the blocks that hold subnormals). The others are compared with the reference, the
+    /// spellings of one direction and flush sharing the block's integral values.
+    fn to_int(spellings: &[Instr], level: SimdLevel, xs: &[u32], s: &mut Scratch, tally: &Tally) {
+        let mut previous: Option<Instr> = None;
+        s.rounded_for = None;
+        for instr in spellings {
+            let (rnd, ftz) = (instr.rounding(), instr.modifiers().ftz);
+            let Type::Int(to) = instr.ty() else { unreachable!() };
+            let twin = previous.filter(|p| p.rounding() == rnd && p.ty() == instr.ty());
+            previous = Some(*instr);
+            if let Some(twin) = twin {
+                let flushes = ftz && !twin.modifiers().ftz;
+                tally.add(match to.bits() {
+                    8 => s.w8.check_like_previous(instr, level, xs, zero_subnormals(flushes, xs)),
+                    16 => s.w16.check_like_previous(instr, level, xs, zero_subnormals(flushes, xs)),
+                    32 => s.w32.check_like_previous(instr, level, xs, zero_subnormals(flushes, xs)),
+                    _ => s.w64.check_like_previous(instr, level, xs, zero_subnormals(flushes, xs)),
                 });
+                continue;
+            }
+            if s.rounded_for != Some((rnd, ftz)) {
+                s.rounded.clear();
+                s.rounded.extend(xs.iter().map(|&x| {
+                    let x = f32::from_bits(x);
+                    integral_f32(if ftz { flush_f32(x) } else { x }, rnd)
+                }));
+                s.rounded_for = Some((rnd, ftz));
+            }
+            let r = s.rounded.iter();
+            // To 64 bits a NaN gives the integer with only its top bit set.
+            let nan_top = |v: f32, word: u64| if v.is_nan() { 1 << 63 } else { word };
+            tally.add(match to {
+                IntType::U8 => s.w8.check(instr, level, xs, r.map(|&v| v as u8)),
+                IntType::S8 => s.w8.check(instr, level, xs, r.map(|&v| v as i8 as u8)),
+                IntType::U16 => s.w16.check(instr, level, xs, r.map(|&v| v as u16)),
+                IntType::S16 => s.w16.check(instr, level, xs, r.map(|&v| v as i16 as u16)),
+                IntType::U32 => s.w32.check(instr, level, xs, r.map(|&v| v as u32)),
+                IntType::S32 => s.w32.check(instr, level, xs, r.map(|&v| v as i32 as u32)),
+                IntType::U64 => s.w64.check(instr, level, xs, r.map(|&v| nan_top(v, v as u64))),
+                IntType::S64 => s.w64.check(instr, level, xs, r.map(|&v| nan_top(v, v as i64 as u64))),
+            });
+        }
+    }
+
+    /// Where `flushes`, the words of the subnormal operands of the block `xs` set to 0.
+    fn zero_subnormals<D: Word>(flushes: bool, xs: &[u32]) -> impl FnOnce(&mut [D]) + '_ {
+        // The block is contiguous within one sign and 2^14 divides 2^23: its first operand
+        // tells whether it holds subnormals.
+        let subnormals = xs.first().is_some_and(|&x| x & 0x7FFF_FFFF < 0x80_0000);
+        move |want| {
+            if flushes && subnormals {
+                for (w, &x) in want.iter_mut().zip(xs) {
+                    if f32::from_bits(x).is_subnormal() {
+                        *w = D::from_u64(0);
+                    }
+                }
             }
         }
     }
 
+    /// The order [`to_int`] takes the spellings in: by direction and type, then without
+    /// modifiers, `.sat`, `.ftz`, `.ftz.sat`.
+    fn to_int_order(instr: &Instr) -> (u8, u32, bool, bool, bool) {
+        let Type::Int(to) = instr.ty() else { unreachable!() };
+        (instr.rounding() as u8, to.bits(), to.is_signed(), instr.modifiers().ftz, instr.modifiers().sat)
+    }
+
     /// s32 and u32 → every format, in every direction (`.ftz` changes nothing; `.sat`
-    /// clamps): the spellings of one (integer type, format) share the nearest encodings.
+    /// clamps), the spellings of one (integer type, format) in the order of
+    /// [`from_int_order`], sharing the nearest encodings. A spelling checked right after one
+    /// of the same direction is compared with that kernel's words (themselves compared with
+    /// the reference), saturated where it adds `.sat`; the others with the reference.
     fn from_int(
         groups: &[((IntType, Format), Vec<Instr>)],
         level: SimdLevel,
@@ -268,8 +320,20 @@ mod all_operands {
             s.near.clear();
             s.near.extend(xs.iter().map(|&x| nearest(*fmt, value(x))));
             let (near, l) = (&s.near, Layout::of(*fmt));
+            let mut previous: Option<&Instr> = None;
             for instr in instrs {
                 let (rnd, sat) = (instr.rounding(), instr.modifiers().sat);
+                let twin = previous.filter(|p| p.rounding() == rnd);
+                previous = Some(instr);
+                if let Some(twin) = twin {
+                    let saturates = sat && !twin.modifiers().sat;
+                    tally.add(match fmt.bits() {
+                        16 => s.w16.check_like_previous(instr, level, xs, saturated(saturates, l)),
+                        32 => s.w32.check_like_previous(instr, level, xs, saturated(saturates, l)),
+                        _ => s.w64.check_like_previous(instr, level, xs, saturated(saturates, l)),
+                    });
+                    continue;
+                }
                 let want = xs.iter().zip(near).map(|(&x, &(n, side))| match value(x) {
                     v if sat && v <= 0 => 0,
                     _ if sat => l.one(),
@@ -282,6 +346,25 @@ mod all_operands {
                 });
             }
         }
+    }
+
+    /// Where `saturates`, `.sat` on results of layout `l` converted from integers: +0 for a
+    /// zero or negative result (a zero or negative integer), 1 for a positive one.
+    fn saturated<D: Word>(saturates: bool, l: Layout) -> impl FnOnce(&mut [D]) {
+        move |words| {
+            if saturates {
+                for w in words {
+                    let positive = w.to_u64() & l.sign_bit() == 0 && w.to_u64() != 0;
+                    *w = D::from_u64(if positive { l.one() } else { 0 });
+                }
+            }
+        }
+    }
+
+    /// The order [`from_int`] takes the spellings of one (integer type, format) in: by
+    /// direction, then without modifiers, `.ftz`, `.sat`, `.ftz.sat`.
+    fn from_int_order(instr: &Instr) -> (u8, bool, bool) {
+        (instr.rounding() as u8, instr.modifiers().sat, instr.modifiers().ftz)
     }
 
     /// Spellings grouped by `key`, in the catalog's order.
@@ -309,13 +392,16 @@ mod all_operands {
         let all = std::env::var_os("PTXFP_EXHAUSTIVE_CVT").is_some();
         let from_32: Vec<Instr> = from_32.into_iter().filter(|i| all || EVERY_RUN.contains(&&*i.to_string())).collect();
         assert_eq!(from_32.len(), if all { 200 } else { EVERY_RUN.len() });
-        let to_int_groups = grouped(from_32.iter().copied().filter(|i| i.source_type(0) == Type::F32), |i| {
-            (i.rounding(), i.modifiers().ftz)
-        });
-        let from_int_groups = grouped(from_32.iter().copied().filter(|i| i.source_type(0) != Type::F32), |i| {
+        let mut to_int_spellings: Vec<Instr> =
+            from_32.iter().copied().filter(|i| i.source_type(0) == Type::F32).collect();
+        to_int_spellings.sort_by_key(to_int_order);
+        let mut from_int_groups = grouped(from_32.iter().copied().filter(|i| i.source_type(0) != Type::F32), |i| {
             let Type::Int(from) = i.source_type(0) else { unreachable!() };
             (from, i.format())
         });
+        for (_, group) in &mut from_int_groups {
+            group.sort_by_key(from_int_order);
+        }
         let start = std::time::Instant::now();
         let tally = Tally::default();
         (0..(1u64 << 32) / BLOCK as u64).into_par_iter().for_each_init(
@@ -323,7 +409,7 @@ mod all_operands {
             |(scratch, xs), block| {
                 xs.clear();
                 xs.extend((0..BLOCK as u32).map(|i| (block as u32) * BLOCK as u32 + i));
-                to_int(&to_int_groups, level, xs, scratch, &tally);
+                to_int(&to_int_spellings, level, xs, scratch, &tally);
                 from_int(&from_int_groups, level, xs, scratch, &tally);
             },
         );

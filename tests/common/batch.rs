@@ -154,4 +154,19 @@ impl<D: Word> Words<D> {
         self.want.extend(want);
         against(instr, level, xs, &mut self.got, &self.want)
     }
+
+    /// [`against`] with the expected words those that the previous check on these buffers
+    /// read from its kernel (a spelling that must give the same words), `fix` changing some
+    /// of them first: an exhaustive check that shares the previous one's reference.
+    pub fn check_like_previous(
+        &mut self,
+        instr: &Instr,
+        level: SimdLevel,
+        xs: &[u32],
+        fix: impl FnOnce(&mut [D]),
+    ) -> (u64, Vec<String>) {
+        std::mem::swap(&mut self.got, &mut self.want);
+        fix(&mut self.want);
+        against(instr, level, xs, &mut self.got, &self.want)
+    }
 }

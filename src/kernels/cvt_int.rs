@@ -212,39 +212,34 @@ mod float_lanes {
     use crate::ops::cvt_int::IntType;
     use crate::ptx::{Instr, Type};
 
-    /// A float lane type: f32 (sixteen lanes a group, one AVX-512 register) or f64 (eight).
+    /// A float lane type, f32 or f64, as [`integral`] rounds it.
     trait Lane: Copy + Default {
         type Bits: Word + Default;
-        const N: usize;
         fn from_bits(bits: Self::Bits) -> Self;
         /// Zero (of the same sign) where subnormal: `.ftz` of f32.
         fn flushed(self) -> Self;
-        fn is_nan(self) -> bool;
         fn round_ties_even(self) -> Self;
         fn trunc(self) -> Self;
         fn floor(self) -> Self;
         fn ceil(self) -> Self;
-        /// An integral value converted with `cvt`'s saturation to the integer word `D`.
-        fn saturating<D: Saturating, const SIGNED: bool>(self) -> D;
     }
 
-    /// A result word converted from an integral float (or an infinity or NaN) with the
+    /// A result word converted from an integral f64 (or an infinity or NaN) with the
     /// saturation of `cvt` (read as the signed integer of the width when `SIGNED`, its two's
     /// complement word): clamped below to the integer's minimum (NaN too; the caller writes
     /// NaN's result), at or above 2^(bits) (2^(bits−1) if signed) its maximum, converted
     /// exactly in between. Written as compares, selects and an in-range conversion, which
-    /// vectorize (MAXPS, MINPS, CVTTPS2DQ, …); Rust's saturating `as` did not.
+    /// vectorize (MAXPD, MINPD, CVTTPD2QQ, …); Rust's saturating `as` did not.
     trait Saturating: Word + Default {
-        fn from_f32<const SIGNED: bool>(r: f32) -> Self;
         fn from_f64<const SIGNED: bool>(r: f64) -> Self;
     }
 
     macro_rules! clamped {
-        ($r:expr, $f:ty, $int:ty) => {{
-            let lo = <$int>::MIN as $f; // 0 or −2^(bits−1): exact
-                                        // 2^(bits) or 2^(bits−1), exact, and the largest float below it.
-            let limit = (1u128 << (<$int>::BITS - u32::from(<$int>::MIN != 0))) as $f;
-            let below = <$f>::from_bits(limit.to_bits() - 1);
+        ($r:expr, $int:ty) => {{
+            let lo = <$int>::MIN as f64; // 0 or −2^(bits−1): exact
+                                         // 2^(bits) or 2^(bits−1), exact, and the largest f64 below it.
+            let limit = (1u128 << (<$int>::BITS - u32::from(<$int>::MIN != 0))) as f64;
+            let below = f64::from_bits(limit.to_bits() - 1);
             let r = if $r > lo { $r } else { lo };
             let c = if r < below { r } else { below };
             // SAFETY: c is integral (or lo) and lies in [MIN, MAX].
@@ -261,12 +256,8 @@ mod float_lanes {
         ($($u:ty, $i:ty);*) => {$(
             impl Saturating for $u {
                 #[inline(always)]
-                fn from_f32<const SIGNED: bool>(r: f32) -> $u {
-                    if SIGNED { clamped!(r, f32, $i) as $u } else { clamped!(r, f32, $u) }
-                }
-                #[inline(always)]
                 fn from_f64<const SIGNED: bool>(r: f64) -> $u {
-                    if SIGNED { clamped!(r, f64, $i) as $u } else { clamped!(r, f64, $u) }
+                    if SIGNED { clamped!(r, $i) as $u } else { clamped!(r, $u) }
                 }
             }
         )*};
@@ -274,10 +265,9 @@ mod float_lanes {
     saturating!(u8, i8; u16, i16; u32, i32; u64, i64);
 
     macro_rules! lane {
-        ($t:ty, $bits:ty, $n:expr, $from:ident) => {
+        ($t:ty, $bits:ty) => {
             impl Lane for $t {
                 type Bits = $bits;
-                const N: usize = $n;
                 #[inline(always)]
                 fn from_bits(bits: $bits) -> $t {
                     <$t>::from_bits(bits)
@@ -289,10 +279,6 @@ mod float_lanes {
                     } else {
                         self
                     }
-                }
-                #[inline(always)]
-                fn is_nan(self) -> bool {
-                    <$t>::is_nan(self)
                 }
                 #[inline(always)]
                 fn round_ties_even(self) -> $t {
@@ -310,15 +296,11 @@ mod float_lanes {
                 fn ceil(self) -> $t {
                     <$t>::ceil(self)
                 }
-                #[inline(always)]
-                fn saturating<D: Saturating, const SIGNED: bool>(self) -> D {
-                    D::$from::<SIGNED>(self)
-                }
             }
         };
     }
-    lane!(f32, u32, 16, from_f32);
-    lane!(f64, u64, 8, from_f64);
+    lane!(f32, u32);
+    lane!(f64, u64);
 
     /// The kernel from `float`-bit operands (32 or 64) to `to`.
     pub(super) fn select<L: Isa>(float: u32, to: IntType) -> Option<BytesKernel> {
@@ -333,11 +315,11 @@ mod float_lanes {
             });
         }
         macro_rules! to {
-            ($f:ty; $($w:ty),*) => {
+            ($($w:ty),*) => {
                 match (to.bits(), to.is_signed()) {
                     $(
-                        (<$w>::BITS, true) => Some(kernel::<L, $f, $w, true> as BytesKernel),
-                        (<$w>::BITS, false) => Some(kernel::<L, $f, $w, false> as BytesKernel),
+                        (<$w>::BITS, true) => Some(f64_kernel::<L, $w, true> as BytesKernel),
+                        (<$w>::BITS, false) => Some(f64_kernel::<L, $w, false> as BytesKernel),
                     )*
                     _ => None,
                 }
@@ -346,18 +328,7 @@ mod float_lanes {
         if float != 64 {
             return None;
         }
-        to!(f64; u8, u16, u32, u64)
-    }
-
-    fn kernel<L: Isa, F: Lane, D: Saturating, const SIGNED: bool>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
-        let Type::Int(to) = instr.ty() else { unreachable!("selected for an integer destination") };
-        // `.ftz` is legal only with an f32 operand.
-        let (ftz, rnd) = (instr.modifiers().ftz, instr.rounding());
-        let nan_result = D::from_u64(if F::Bits::BITS == 64 || to.bits() == 64 { 1 << (to.bits() - 1) } else { 0 });
-        match F::N {
-            16 => lanes::<L, F, D, SIGNED, 16>(srcs, dst, ftz, rnd, nan_result),
-            _ => lanes::<L, F, D, SIGNED, 8>(srcs, dst, ftz, rnd, nan_result),
-        }
+        to!(u8, u16, u32, u64)
     }
 
     /// The operands rounded to integral values in the direction of `rnd` (a NaN stays a NaN),
@@ -374,21 +345,20 @@ mod float_lanes {
         }
     }
 
-    #[inline(always)]
-    fn lanes<L: Isa, F: Lane, D: Saturating, const SIGNED: bool, const N: usize>(
-        srcs: &[&[u8]],
-        dst: &mut [u8],
-        ftz: bool,
-        rnd: Rounding,
-        nan_result: D,
-    ) {
-        map_to::<L, F::Bits, D, N, 1>(
+    /// f64 → every integer type, eight lanes at a time; NaN gives the integer with only its
+    /// top bit set.
+    fn f64_kernel<L: Isa, D: Saturating, const SIGNED: bool>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+        let Type::Int(to) = instr.ty() else { unreachable!("selected for an integer destination") };
+        let rnd = instr.rounding();
+        let nan_result = D::from_u64(1 << (to.bits() - 1));
+        map_to::<L, u64, D, 8, 1>(
             &[bytemuck::cast_slice(srcs[0])],
             bytemuck::cast_slice_mut(dst),
             #[inline(always)]
             |[a]| {
-                let r = integral::<F, N>(a, ftz, rnd);
-                let d: [D; N] = each(r, F::saturating::<D, SIGNED>);
+                // `.ftz` is legal only with an f32 operand.
+                let r = integral::<f64, 8>(a, false, rnd);
+                let d: [D; 8] = each(r, D::from_f64::<SIGNED>);
                 build(|i| if r[i].is_nan() { nan_result } else { d[i] })
             },
         );

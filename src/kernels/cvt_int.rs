@@ -37,7 +37,7 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
         IntSide::Destination => (float, int.bits()),
         IntSide::Source => (int.bits(), float),
     };
-    if side == IntSide::Destination && L::AVX2 && (L::AVX512 || dst <= 32) {
+    if side == IntSide::Destination && L::AVX2 && (L::AVX512 || dst <= 32 || float == 32) {
         if let Some(kernel) = float_lanes::select::<L>(float, int) {
             return Some(Kernel::Bytes(kernel));
         }
@@ -422,12 +422,13 @@ mod float_lanes {
         }
     }
 
-    /// f32 → 64-bit integers (selected at AVX-512 only), sixteen lanes: rounded as above,
-    /// clamped to [MIN, 2^64 or 2^63) in float lanes, converted by VCVTTPS2QQ or VCVTTPS2UQQ
-    /// (AVX-512DQ) eight at a time; at or above the limit MAX, NaN the integer with only its
-    /// top bit set. (Rust's conversion stayed scalar here too.)
+    /// f32 → 64-bit integers, sixteen lanes: rounded as above, clamped to [MIN, 2^64 or 2^63)
+    /// in float lanes, converted eight at a time — at AVX-512 by VCVTTPS2QQ or VCVTTPS2UQQ
+    /// (AVX-512DQ), at AVX2, which has no conversion to 64-bit integers, from the bits
+    /// ([`from_bits`]); at or above the limit MAX, NaN the integer with only its top bit set.
+    /// (Rust's conversion stayed scalar here too.)
     ///
-    /// SAFETY (the intrinsics): selected only at AVX-512, whose loops are compiled with
+    /// SAFETY (the intrinsics): called only at AVX-512, whose loops are compiled with
     /// AVX-512DQ; the intrinsics only compute.
     #[cfg(target_arch = "x86_64")]
     mod f32_wide {
@@ -456,7 +457,7 @@ mod float_lanes {
                     let (high, nan) = (r.simd_ge(f32x16::splat(limit)).to_bits(), r.is_nan().to_bits());
                     let split = |v: u32x16| -> [u32x8; 2] { bytemuck::cast(v) };
                     let ([c0, c1], [h0, h1], [n0, n1]) = (bytemuck::cast(c), split(high), split(nan));
-                    join(convert::<SIGNED>(c0, h0, n0, max), convert::<SIGNED>(c1, h1, n1, max))
+                    join(convert::<L, SIGNED>(c0, h0, n0, max), convert::<L, SIGNED>(c1, h1, n1, max))
                 },
             );
         }
@@ -464,18 +465,33 @@ mod float_lanes {
         /// Eight clamped values converted, then MAX where the mask `high` is set and the
         /// top-bit-only integer where `nan` is.
         #[inline(always)]
-        fn convert<const SIGNED: bool>(c: f32x8, high: u32x8, nan: u32x8, max: u64) -> [u64; 8] {
-            let v = unsafe {
-                if SIGNED {
-                    _mm512_cvttps_epi64(c.into())
-                } else {
-                    _mm512_cvttps_epu64(c.into())
-                }
+        fn convert<L: Isa, const SIGNED: bool>(c: f32x8, high: u32x8, nan: u32x8, max: u64) -> [u64; 8] {
+            let v = if !L::AVX512 {
+                from_bits(c)
+            } else if SIGNED {
+                u64x8::from(unsafe { _mm512_cvttps_epi64(c.into()) })
+            } else {
+                u64x8::from(unsafe { _mm512_cvttps_epu64(c.into()) })
             };
             // The masks' lanes widened (all ones or zero).
             let widen = |m: u32x8| u64x8::new(each(m.to_array(), |w| w as i32 as u64));
-            let v = widen(high).select(u64x8::splat(max), u64x8::from(v));
+            let v = widen(high).select(u64x8::splat(max), v);
             widen(nan).select(u64x8::splat(1 << 63), v).to_array()
+        }
+
+        /// Eight integral values of magnitude below 2^64 (or NaN, replaced after) as 64-bit
+        /// two's complement words, exactly: the significand with its hidden bit times
+        /// 2^(exponent − 150), a left shift from a biased exponent of 150 on and a right
+        /// shift below it, which drops only zero bits of an integral value (a zero, whose
+        /// biased exponent is 0, shifts out entirely), then negated where the sign is set.
+        #[inline(always)]
+        fn from_bits(c: f32x8) -> u64x8 {
+            let b = u64x8::new(each(c.to_bits().to_array(), u64::from));
+            let e = (b >> 23) & u64x8::splat(0xFF);
+            let m = (b & u64x8::splat(0x7F_FFFF)) | u64x8::splat(0x80_0000);
+            let magnitude = e.simd_ge(u64x8::splat(150)).select(m << (e - 150), m >> (150 - e));
+            let negative = (b >> 31).simd_ne(u64x8::ZERO);
+            negative.select(-magnitude, magnitude)
         }
     }
 }

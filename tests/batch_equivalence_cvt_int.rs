@@ -10,14 +10,11 @@
 //! and integers of random length with random runs of trailing zeros (exact ties of the float
 //! formats), the types' bounds and their neighbours.
 //!
-//! Exhaustive tier (`--ignored`): all 2^32 operands of spellings from a 32-bit source, at the
-//! level the processor runs, against references built from the host's own IEEE arithmetic and
-//! Rust's conversions, which share no code with ptxfp (`all_operands`): in every run the four
-//! of `all_operands::EVERY_RUN` (nearest, ties to even, and the directions that treat the signs
-//! differently, both directions of conversion, 32- and 64-bit integers, f32 and bf16, `.ftz`);
-//! with `PTXFP_EXHAUSTIVE_CVT` set, all 200 (f32
-//! to each of the eight integer types, s32 and u32 to f16, bf16, f32 and f64: about 5 minutes
-//! on two AVX-512 cores).
+//! Exhaustive tier (`--ignored`): all 2^32 operands of every one of the 200 spellings from a
+//! 32-bit source (f32 to each of the eight integer types, s32 and u32 to f16, bf16, f32 and
+//! f64), at the level the processor runs, against references built from the host's own IEEE
+//! arithmetic and Rust's conversions, which share no code with ptxfp (`all_operands`); about
+//! 3.7 minutes on two AVX-512 cores.
 
 mod common;
 
@@ -173,13 +170,10 @@ mod all_operands {
     use rayon::prelude::*;
 
     use super::common::batch::{Tally, Words};
-    use super::common::{directed, flush_f32, integral_f32, side, Layout};
+    use super::common::{directed, integral_f32s, side, Layout};
     use super::spellings;
 
     const BLOCK: usize = 1 << 14;
-
-    /// The spellings of every run.
-    const EVERY_RUN: [&str; 4] = ["cvt.rni.s32.f32", "cvt.rmi.ftz.u64.f32", "cvt.rn.f32.s32", "cvt.rp.bf16.u32"];
 
     /// `v` rounded to f32 to odd (toward zero, the last bit set where inexact): one rounding
     /// of it to a format of at most 22 bits of precision is that rounding of `v`.
@@ -196,25 +190,26 @@ mod all_operands {
         }
     }
 
-    /// The encoding of `fmt` nearest to the integer `v` and on which side of `v` it lies.
-    fn nearest(fmt: Format, v: i64) -> (u64, Ordering) {
-        let (bits, value) = match fmt {
-            Format::F64 => return ((v as f64).to_bits(), Ordering::Equal),
-            Format::F32 => {
+    /// The encodings of `fmt` nearest to the integers `vs`, and on which side of its integer
+    /// each lies, into `near` (a loop per format).
+    fn nearest(fmt: Format, vs: impl Iterator<Item = i64>, near: &mut Vec<(u64, Ordering)>) {
+        near.clear();
+        match fmt {
+            Format::F64 => near.extend(vs.map(|v| ((v as f64).to_bits(), Ordering::Equal))),
+            Format::F32 => near.extend(vs.map(|v| {
                 let n = v as f32;
-                (u64::from(n.to_bits()), f64::from(n))
-            }
+                (u64::from(n.to_bits()), side(f64::from(n), v as f64))
+            })),
             // |v| ≤ 2^24 is exact in f32; beyond, both the f32 and its f16 overflow f16.
-            Format::F16 => {
+            Format::F16 => near.extend(vs.map(|v| {
                 let n = half::f16::from_f32(v as f32);
-                (u64::from(n.to_bits()), n.to_f64())
-            }
-            Format::BF16 => {
+                (u64::from(n.to_bits()), side(n.to_f64(), v as f64))
+            })),
+            Format::BF16 => near.extend(vs.map(|v| {
                 let n = half::bf16::from_f32(to_odd(v));
-                (u64::from(n.to_bits()), n.to_f64())
-            }
-        };
-        (bits, side(value, v as f64))
+                (u64::from(n.to_bits()), side(n.to_f64(), v as f64))
+            })),
+        }
     }
 
     /// Scratch buffers of one worker: the kernel's words of every width, the integral values
@@ -257,11 +252,7 @@ mod all_operands {
                 continue;
             }
             if s.rounded_for != Some((rnd, ftz)) {
-                s.rounded.clear();
-                s.rounded.extend(xs.iter().map(|&x| {
-                    let x = f32::from_bits(x);
-                    integral_f32(if ftz { flush_f32(x) } else { x }, rnd)
-                }));
+                integral_f32s(xs, rnd, ftz, &mut s.rounded);
                 s.rounded_for = Some((rnd, ftz));
             }
             let r = s.rounded.iter();
@@ -316,10 +307,11 @@ mod all_operands {
         tally: &Tally,
     ) {
         for ((from, fmt), instrs) in groups {
-            let value = |x: u32| if *from == IntType::S32 { i64::from(x as i32) } else { i64::from(x) };
-            s.near.clear();
-            s.near.extend(xs.iter().map(|&x| nearest(*fmt, value(x))));
+            let signed = *from == IntType::S32;
+            let value = move |x: u32| if signed { i64::from(x as i32) } else { i64::from(x) };
+            nearest(*fmt, xs.iter().map(|&x| value(x)), &mut s.near);
             let (near, l) = (&s.near, Layout::of(*fmt));
+            let (saturate, sign_bit) = (saturate_rule(l), l.sign_bit());
             let mut previous: Option<&Instr> = None;
             for instr in instrs {
                 let (rnd, sat) = (instr.rounding(), instr.modifiers().sat);
@@ -334,11 +326,8 @@ mod all_operands {
                     });
                     continue;
                 }
-                let want = xs.iter().zip(near).map(|(&x, &(n, side))| match value(x) {
-                    v if sat && v <= 0 => 0,
-                    _ if sat => l.one(),
-                    _ => directed(rnd, n, side, l.sign_bit()),
-                });
+                let want = near.iter().map(|&(n, side)| directed(rnd, n, side, sign_bit));
+                let want = want.map(|w| if sat { saturate(w) } else { w });
                 tally.add(match fmt.bits() {
                     16 => s.w16.check(instr, level, xs, want.map(|w| w as u16)),
                     32 => s.w32.check(instr, level, xs, want.map(|w| w as u32)),
@@ -348,14 +337,21 @@ mod all_operands {
         }
     }
 
-    /// Where `saturates`, `.sat` on results of layout `l` converted from integers: +0 for a
-    /// zero or negative result (a zero or negative integer), 1 for a positive one.
+    /// `.sat` of a result of layout `l` converted from an integer: 1 for a positive result (a
+    /// positive integer), +0 for a zero or negative one.
+    fn saturate_rule(l: Layout) -> impl Fn(u64) -> u64 + Copy {
+        let (one, sign_bit) = (l.one(), l.sign_bit());
+        move |w| if (w & sign_bit == 0) & (w != 0) { one } else { 0 }
+    }
+
+    /// Where `saturates`, the words of results of layout `l` converted from integers
+    /// saturated (`saturate_rule`).
     fn saturated<D: Word>(saturates: bool, l: Layout) -> impl FnOnce(&mut [D]) {
+        let saturate = saturate_rule(l);
         move |words| {
             if saturates {
                 for w in words {
-                    let positive = w.to_u64() & l.sign_bit() == 0 && w.to_u64() != 0;
-                    *w = D::from_u64(if positive { l.one() } else { 0 });
+                    *w = D::from_u64(saturate(w.to_u64()));
                 }
             }
         }
@@ -389,9 +385,6 @@ mod all_operands {
         let from_32: Vec<Instr> =
             spellings().into_iter().map(|(i, _)| i).filter(|i| i.source_type(0).bits() == 32).collect();
         assert_eq!(from_32.len(), 200, "f32 to 8 integer types (128), s32 and u32 to 4 formats (72)");
-        let all = std::env::var_os("PTXFP_EXHAUSTIVE_CVT").is_some();
-        let from_32: Vec<Instr> = from_32.into_iter().filter(|i| all || EVERY_RUN.contains(&&*i.to_string())).collect();
-        assert_eq!(from_32.len(), if all { 200 } else { EVERY_RUN.len() });
         let mut to_int_spellings: Vec<Instr> =
             from_32.iter().copied().filter(|i| i.source_type(0) == Type::F32).collect();
         to_int_spellings.sort_by_key(to_int_order);

@@ -34,11 +34,9 @@ pub fn side(a: f64, b: f64) -> std::cmp::Ordering {
 /// 1), and the neighbour one unit away corrects a directed result; the result has the sign of
 /// `x` (IEEE 754: −0.4 gives −0 to nearest, −0.7 gives −0 toward +∞). From 2^23 on, and for
 /// infinities and NaNs, `x` is its own result.
+#[inline(always)]
 pub fn integral_f32(x: f32, rnd: Rounding) -> f32 {
     const TWO_23: f32 = 8_388_608.0;
-    if x.is_nan() || x.abs() >= TWO_23 {
-        return x;
-    }
     let nearest = (x.abs() + TWO_23 - TWO_23).copysign(x);
     let r = match rnd {
         Rounding::Rn => nearest,
@@ -47,10 +45,35 @@ pub fn integral_f32(x: f32, rnd: Rounding) -> f32 {
         Rounding::Rp if nearest < x => nearest + 1.0,
         _ => nearest,
     };
-    r.copysign(x)
+    // Selected rather than returned early, so that a loop of these has no branches.
+    if x.abs() < TWO_23 {
+        r.copysign(x)
+    } else {
+        x
+    }
+}
+
+/// [`integral_f32`] of the f32 operands `xs` (each flushed first where `ftz`) into `out`: a
+/// loop per direction, so that none branches on it.
+pub fn integral_f32s(xs: &[u32], rnd: Rounding, ftz: bool, out: &mut Vec<f32>) {
+    #[inline(always)]
+    fn each(xs: &[u32], ftz: bool, out: &mut Vec<f32>, round: impl Fn(f32) -> f32) {
+        out.clear();
+        out.extend(xs.iter().map(|&a| {
+            let x = f32::from_bits(a);
+            round(if ftz { flush_f32(x) } else { x })
+        }));
+    }
+    match rnd {
+        Rounding::Rn => each(xs, ftz, out, |x| integral_f32(x, Rounding::Rn)),
+        Rounding::Rz => each(xs, ftz, out, |x| integral_f32(x, Rounding::Rz)),
+        Rounding::Rm => each(xs, ftz, out, |x| integral_f32(x, Rounding::Rm)),
+        Rounding::Rp => each(xs, ftz, out, |x| integral_f32(x, Rounding::Rp)),
+    }
 }
 
 /// `x` with a subnormal flushed to a zero of its sign (`.ftz`).
+#[inline(always)]
 pub fn flush_f32(x: f32) -> f32 {
     if x.is_subnormal() {
         0f32.copysign(x)

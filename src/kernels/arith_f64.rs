@@ -60,8 +60,8 @@ pub(super) fn eval<L: Isa, const K: usize>(
         dst,
         #[inline(always)]
         |group| {
-            let words = each(group, u64x8::new);
-            with_nan_rule(by_precedence(words), op(each(words, f64x8::from_bits)).into())
+            let x = each(group, |g| f64x8::from_bits(u64x8::new(g)));
+            with_nan_rule(by_precedence(each(group, u64x8::new)), op(x).into())
         },
     );
 }

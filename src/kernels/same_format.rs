@@ -15,10 +15,7 @@ use crate::round::Rounding;
 /// The kernel for a `cvt` whose source and destination types are the same.
 pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
     let Opcode::Cvt { from } = instr.opcode() else { return None };
-    if from != instr.ty() {
-        return None;
-    }
-    Some(by_width!(instr.format(), same_format::<L>))
+    (from == instr.ty()).then(|| by_width!(instr.format(), same_format::<L>))
 }
 
 /// The move or the rounding to an integral value on buffers of words `T`, `N` to a vector.

@@ -14,11 +14,8 @@ use crate::ptx::{Instr, Opcode};
 
 /// The kernel for an `abs`, `neg` or `copysign`.
 pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
-    let op = instr.opcode();
-    if !matches!(op, Opcode::Abs | Opcode::Neg | Opcode::Copysign) {
-        return None;
-    }
-    Some(by_width!(instr.format(), sign::<L>))
+    let sign_op = matches!(instr.opcode(), Opcode::Abs | Opcode::Neg | Opcode::Copysign);
+    sign_op.then(|| by_width!(instr.format(), sign::<L>))
 }
 
 /// The instruction on buffers of words `T`, `N` to a vector.
@@ -49,13 +46,16 @@ where
             srcs,
             dst,
             #[inline(always)]
-            |[a]| {
-                let a = Simd::new(a);
-                set_sign(fmt, a, (a & Simd::splat_bits(fmt.sign_bit())) ^ Simd::splat_bits(fmt.sign_bit()), ftz)
-                    .to_array()
-            },
+            |[a]| negated(fmt, Simd::new(a), ftz).to_array(),
         ),
     }
+}
+
+/// `a` with its sign bit flipped, through [`set_sign`].
+#[inline(always)]
+fn negated<B: Unsigned>(fmt: Format, a: B, ftz: bool) -> B {
+    let sign_bit = B::splat_bits(fmt.sign_bit());
+    set_sign(fmt, a, (a & sign_bit) ^ sign_bit, ftz)
 }
 
 /// `a`'s magnitude with the sign bits `sign`, as [`crate::ops::sign`]'s `set_sign`.

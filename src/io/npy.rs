@@ -5,8 +5,7 @@ use std::io::Read;
 use std::path::Path;
 
 use super::python_literal::{parse_header, Lit};
-use super::{data_error, io_error, Dtype, Error};
-use crate::quote::Quoted;
+use super::{data_error, io_error, DataError, Dtype, Error, NpyError, Shape};
 
 /// The largest `.npy` header accepted (NumPy writes a few hundred bytes).
 const MAX_HEADER: u64 = 1 << 20;
@@ -26,48 +25,40 @@ pub struct NpyHeader {
 /// exactly the data bytes its shape and dtype need follow it. Leaves `file` at the first data
 /// byte.
 pub fn read_npy_header(path: &Path, file: &mut impl Read, size: u64) -> Result<NpyHeader, Error> {
-    let corrupt = |message: String| data_error(path, format!("not a valid .npy file: {message}"));
+    let invalid = |e: NpyError| data_error(path, e);
     let mut prefix = [0u8; 8];
     if size < 8 {
-        return Err(corrupt(format!("{size} bytes, too short for the .npy magic and version")));
+        return Err(invalid(NpyError::TooShort { size }));
     }
     file.read_exact(&mut prefix).map_err(io_error(path, "read"))?;
     if &prefix[..6] != MAGIC {
-        return Err(corrupt("bad magic (the file does not start with \\x93NUMPY)".into()));
+        return Err(invalid(NpyError::BadMagic));
     }
     let (major, minor) = (prefix[6], prefix[7]);
     let len_bytes = match (major, minor) {
         (1, 0) => 2,
         (2, 0) | (3, 0) => 4,
-        _ => {
-            return Err(data_error(
-                path,
-                format!("unsupported .npy format version {major}.{minor} (ptxfp reads 1.0, 2.0 and 3.0)"),
-            ))
-        }
+        _ => return Err(data_error(path, DataError::NpyVersion { major, minor })),
     };
     let start = 8 + len_bytes;
     if size < start {
-        return Err(corrupt("truncated header length".into()));
+        return Err(invalid(NpyError::TruncatedHeaderLength));
     }
     let mut len_buf = [0u8; 4];
     file.read_exact(&mut len_buf[..len_bytes as usize]).map_err(io_error(path, "read"))?;
     let header_len = u64::from(u32::from_le_bytes(len_buf));
     if header_len > MAX_HEADER {
-        return Err(corrupt(format!("header length {header_len} is implausibly large")));
+        return Err(invalid(NpyError::HeaderTooLarge { len: header_len }));
     }
     if start + header_len > size {
-        return Err(corrupt(format!(
-            "truncated header: its length is {header_len} bytes but only {} follow",
-            size - start
-        )));
+        return Err(invalid(NpyError::TruncatedHeader { len: header_len, follow: size - start }));
     }
     let mut raw = vec![0u8; header_len as usize];
     file.read_exact(&mut raw).map_err(io_error(path, "read"))?;
     // Versions 1.0 and 2.0 are latin-1, 3.0 UTF-8; a valid header dictionary is ASCII in all.
-    let text = String::from_utf8(raw).map_err(|_| corrupt("header is not text".into()))?;
+    let text = String::from_utf8(raw).map_err(|_| invalid(NpyError::HeaderNotText))?;
     let dict =
-        parse_header(&text).map_err(|e| corrupt(format!("header dictionary unparsable ({e}): {}", excerpt(&text))))?;
+        parse_header(&text).map_err(|reason| invalid(NpyError::Unparsable { reason, excerpt: excerpt(&text) }))?;
 
     let mut descr = None;
     let mut fortran = None;
@@ -77,77 +68,56 @@ pub fn read_npy_header(path: &Path, file: &mut impl Read, size: u64) -> Result<N
             "descr" => &mut descr,
             "fortran_order" => &mut fortran,
             "shape" => &mut shape,
-            other => return Err(corrupt(format!("unexpected header key {}", Quoted(other)))),
+            _ => return Err(invalid(NpyError::UnexpectedKey { key })),
         };
         if slot.replace(value).is_some() {
-            return Err(corrupt(format!("header key {} appears twice", Quoted(&key))));
+            return Err(invalid(NpyError::RepeatedKey { key }));
         }
     }
-    let missing = |key: &str| corrupt(format!("header lacks '{key}'"));
+    let missing = |key: &'static str| invalid(NpyError::MissingKey { key });
     let descr = match descr.ok_or_else(|| missing("descr"))? {
         Lit::Str(s) => s,
-        Lit::List(_) => return Err(data_error(path, "structured (record) dtypes are not supported; ptxfp reads float16, float32, float64, uint16, uint32 and uint64")),
-        _ => return Err(corrupt("'descr' is not a string".into())),
+        Lit::List(_) => return Err(data_error(path, DataError::StructuredDtype)),
+        _ => return Err(invalid(NpyError::DescrNotAString)),
     };
     let fortran = match fortran.ok_or_else(|| missing("fortran_order"))? {
         Lit::Bool(b) => b,
-        _ => return Err(corrupt("'fortran_order' is not True or False".into())),
+        _ => return Err(invalid(NpyError::FortranOrderNotABool)),
     };
-    let dims = match shape.ok_or_else(|| missing("shape"))? {
-        Lit::Tuple(items) | Lit::List(items) => items
-            .into_iter()
-            .map(|d| match d {
-                Lit::Int(n) => Ok(n),
-                _ => Err(corrupt("'shape' holds something other than integers".into())),
-            })
-            .collect::<Result<Vec<u64>, Error>>()?,
-        _ => return Err(corrupt("'shape' is not a tuple".into())),
-    };
-    let shape_text = match dims.as_slice() {
-        [d] => format!("({d},)"),
-        _ => format!("({})", dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ")),
+    let shape = match shape.ok_or_else(|| missing("shape"))? {
+        Lit::Tuple(items) | Lit::List(items) => Shape(
+            items
+                .into_iter()
+                .map(|d| match d {
+                    Lit::Int(n) => Ok(n),
+                    _ => Err(invalid(NpyError::ShapeNotIntegers)),
+                })
+                .collect::<Result<Vec<u64>, Error>>()?,
+        ),
+        _ => return Err(invalid(NpyError::ShapeNotATuple)),
     };
 
-    let dtype = match Dtype::from_descr(&descr) {
-        Some(d) => d,
-        None => {
-            let little = descr.replacen('>', "<", 1);
-            let message = if descr.starts_with('>') && Dtype::from_descr(&little).is_some() {
-                format!(
-                    "big-endian dtype {} is not supported; save the array little-endian (arr.astype('{little}'))",
-                    Quoted(&descr)
-                )
-            } else {
-                let names: Vec<&str> = Dtype::ALL.iter().map(|d| d.name()).collect();
-                format!("unsupported dtype {}; ptxfp reads {} (little-endian)", Quoted(&descr), names.join(", "))
-            };
-            return Err(data_error(path, message));
-        }
+    let Some(dtype) = Dtype::from_descr(&descr) else {
+        let big_endian = descr.starts_with('>') && Dtype::from_descr(&descr.replacen('>', "<", 1)).is_some();
+        let problem = if big_endian { DataError::BigEndian { descr } } else { DataError::UnsupportedDtype { descr } };
+        return Err(data_error(path, problem));
     };
     // A Fortran-order array has the same flat order as a C-order one when at most one
     // dimension exceeds 1; otherwise reading it flat would transpose it.
-    if fortran && dims.iter().filter(|&&d| d > 1).count() > 1 {
-        return Err(data_error(
-            path,
-            format!("Fortran-order (column-major) array of shape {shape_text} is not supported; save it in C order (np.ascontiguousarray)"),
-        ));
+    if fortran && shape.0.iter().filter(|&&d| d > 1).count() > 1 {
+        return Err(data_error(path, DataError::FortranOrder { shape }));
     }
-    let len = dims.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d));
+    let len = shape.0.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d));
     let need = len.and_then(|n| n.checked_mul(u64::from(dtype.bits() / 8)));
     let (Some(len), Some(need)) = (len, need) else {
-        return Err(corrupt(format!("shape {shape_text} is too large")));
+        return Err(invalid(NpyError::ShapeTooLarge { shape }));
     };
     let have = size - start - header_len;
     if have < need {
-        return Err(data_error(
-            path,
-            format!("truncated .npy: shape {shape_text} of {dtype} needs {need} data bytes but only {have} follow the header"),
-        ));
+        return Err(data_error(path, DataError::TruncatedData { shape, dtype, need, have }));
     }
     if have > need {
-        return Err(corrupt(format!(
-            "{have} data bytes follow the header but shape {shape_text} of {dtype} needs {need}"
-        )));
+        return Err(invalid(NpyError::ExtraData { have, shape, dtype, need }));
     }
     Ok(NpyHeader { dtype, len })
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::npy::npy_header;
-use super::{data_error, io_error, Container, Dtype, Error};
+use super::{data_error, io_error, Container, DataError, Dtype, Error};
 use crate::batch::Word;
 
 /// An output file written atomically: the words go to a temporary file next to the
@@ -50,13 +50,11 @@ impl Writer {
             _ => dest,
         };
         let Some(name) = dest.file_name() else {
-            return Err(data_error(dest, "is not a file name"));
+            return Err(data_error(dest, DataError::NotAFileName));
         };
         let existing = match fs::metadata(dest) {
-            Ok(m) if m.is_dir() => return Err(data_error(dest, "is a directory")),
-            Ok(m) if !m.is_file() => {
-                return Err(data_error(dest, "is not a regular file; ptxfp replaces its output file as a whole"))
-            }
+            Ok(m) if m.is_dir() => return Err(data_error(dest, DataError::OutputIsADirectory)),
+            Ok(m) if !m.is_file() => return Err(data_error(dest, DataError::OutputIsNotARegularFile)),
             Ok(m) => Some(m.permissions()),
             Err(_) => None,
         };

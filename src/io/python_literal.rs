@@ -1,6 +1,8 @@
 //! The Python literals of an `.npy` header: a dict with string keys whose values are strings,
 //! booleans, integers, `None`, tuples and lists (what NumPy's `repr` writes, nothing else).
 
+use super::LiteralError;
+
 /// A Python literal of an `.npy` header.
 #[derive(Debug, PartialEq)]
 pub(super) enum Lit {
@@ -13,7 +15,7 @@ pub(super) enum Lit {
 }
 
 /// Parse the header: a Python dict literal with string keys.
-pub(super) fn parse_header(text: &str) -> Result<Vec<(String, Lit)>, String> {
+pub(super) fn parse_header(text: &str) -> Result<Vec<(String, Lit)>, LiteralError> {
     let mut p = LitParser { s: text.as_bytes(), i: 0 };
     p.skip_ws();
     p.expect(b'{')?;
@@ -25,7 +27,7 @@ pub(super) fn parse_header(text: &str) -> Result<Vec<(String, Lit)>, String> {
         }
         let key = match p.value(0)? {
             Lit::Str(s) => s,
-            _ => return Err("a key is not a string".into()),
+            _ => return Err(LiteralError::KeyNotAString),
         };
         p.skip_ws();
         p.expect(b':')?;
@@ -40,7 +42,7 @@ pub(super) fn parse_header(text: &str) -> Result<Vec<(String, Lit)>, String> {
     }
     p.skip_ws();
     if p.i != p.s.len() {
-        return Err(format!("text after the dictionary at byte {}", p.i));
+        return Err(LiteralError::TrailingText { at: p.i });
     }
     Ok(entries)
 }
@@ -66,21 +68,21 @@ impl LitParser<'_> {
         }
     }
 
-    fn expect(&mut self, c: u8) -> Result<(), String> {
+    fn expect(&mut self, c: u8) -> Result<(), LiteralError> {
         if self.eat(c) {
             Ok(())
         } else {
-            Err(format!("expected '{}' at byte {}", c as char, self.i))
+            Err(LiteralError::Expected { expected: c, at: self.i })
         }
     }
 
-    fn value(&mut self, depth: u32) -> Result<Lit, String> {
+    fn value(&mut self, depth: u32) -> Result<Lit, LiteralError> {
         if depth > 16 {
-            return Err("nested too deeply".into());
+            return Err(LiteralError::TooDeep);
         }
         self.skip_ws();
         let Some(&c) = self.s.get(self.i) else {
-            return Err("unexpected end".into());
+            return Err(LiteralError::UnexpectedEnd);
         };
         match c {
             b'\'' | b'"' => self.string(c),
@@ -116,7 +118,7 @@ impl LitParser<'_> {
                 }
                 let digits = std::str::from_utf8(&self.s[start..self.i]).unwrap();
                 self.eat(b'L'); // Python 2 long
-                digits.parse().map(Lit::Int).map_err(|_| format!("integer {digits} out of range"))
+                digits.parse().map(Lit::Int).map_err(|_| LiteralError::IntegerOutOfRange { digits: digits.to_string() })
             }
             _ => {
                 for (word, lit) in [("True", Lit::Bool(true)), ("False", Lit::Bool(false)), ("None", Lit::None)] {
@@ -125,23 +127,23 @@ impl LitParser<'_> {
                         return Ok(lit);
                     }
                 }
-                Err(format!("unexpected '{}' at byte {}", c.escape_ascii(), self.i))
+                Err(LiteralError::Unexpected { found: c, at: self.i })
             }
         }
     }
 
-    fn string(&mut self, quote: u8) -> Result<Lit, String> {
+    fn string(&mut self, quote: u8) -> Result<Lit, LiteralError> {
         self.i += 1;
         let mut out = Vec::new();
         loop {
             match self.s.get(self.i) {
-                None => return Err("unterminated string".into()),
+                None => return Err(LiteralError::UnterminatedString),
                 Some(&c) if c == quote => {
                     self.i += 1;
                     break;
                 }
                 Some(b'\\') => {
-                    let &next = self.s.get(self.i + 1).ok_or("unterminated string")?;
+                    let &next = self.s.get(self.i + 1).ok_or(LiteralError::UnterminatedString)?;
                     out.push(next);
                     self.i += 2;
                 }
@@ -151,7 +153,7 @@ impl LitParser<'_> {
                 }
             }
         }
-        String::from_utf8(out).map(Lit::Str).map_err(|_| "a string is not text".into())
+        String::from_utf8(out).map(Lit::Str).map_err(|_| LiteralError::StringNotText)
     }
 }
 
@@ -168,16 +170,18 @@ mod tests {
         let h = parse_header("{\"descr\":\"<u2\",\"fortran_order\":True,\"shape\":(7L,)}").unwrap();
         assert_eq!(h[2].1, Lit::Tuple(vec![Lit::Int(7)]));
         assert_eq!(parse_header("{'shape': ()}").unwrap()[0].1, Lit::Tuple(vec![]));
-        for bad in [
-            "",
-            "{",
-            "{'descr' '<f4'}",
-            "{'shape': (3,}",
-            "{'a': 1} x",
-            "{1: 2}",
-            "{'a': ((((((((((((((((((1))))))))))))))))))}",
+        for (bad, why) in [
+            ("", LiteralError::Expected { expected: b'{', at: 0 }),
+            ("{", LiteralError::UnexpectedEnd),
+            ("{'descr' '<f4'}", LiteralError::Expected { expected: b':', at: 9 }),
+            ("{'shape': (3,}", LiteralError::Unexpected { found: b'}', at: 13 }),
+            ("{'a': 1} x", LiteralError::TrailingText { at: 9 }),
+            ("{1: 2}", LiteralError::KeyNotAString),
+            ("{'a': 99999999999999999999}", LiteralError::IntegerOutOfRange { digits: "99999999999999999999".into() }),
+            ("{'a': 'b}", LiteralError::UnterminatedString),
+            ("{'a': ((((((((((((((((((1))))))))))))))))))}", LiteralError::TooDeep),
         ] {
-            assert!(parse_header(bad).is_err(), "{bad:?}");
+            assert_eq!(parse_header(bad), Err(why), "{bad:?}");
         }
     }
 }

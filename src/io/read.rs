@@ -6,7 +6,7 @@ use std::io::{self as stdio, Read, Seek};
 use std::path::{Path, PathBuf};
 
 use super::npy::read_npy_header;
-use super::{data_error, io_error, Dtype, Error};
+use super::{data_error, io_error, DataError, Dtype, Error, Holding};
 use crate::batch::Word;
 use crate::ptx::{Instr, Type};
 
@@ -47,22 +47,17 @@ impl Reader {
         let mut file = File::open(path).map_err(io_error(path, "open"))?;
         let meta = file.metadata().map_err(io_error(path, "read"))?;
         if meta.is_dir() {
-            return Err(data_error(path, "is a directory, not a file of operands"));
+            return Err(data_error(path, DataError::InputIsADirectory));
         }
         if !meta.is_file() {
-            return Err(data_error(path, "is not a regular file (ptxfp needs its size before reading it)"));
+            return Err(data_error(path, DataError::InputIsNotARegularFile));
         }
         let size = meta.len();
         match Container::of(path) {
             Container::Raw => {
                 let bytes = u64::from(raw_bits / 8);
                 if size % bytes != 0 {
-                    return Err(data_error(
-                        path,
-                        format!(
-                            "raw file of {size} bytes is not a whole number of {raw_bits}-bit words ({bytes} bytes each)"
-                        ),
-                    ));
+                    return Err(data_error(path, DataError::RawSize { size, bits: raw_bits }));
                 }
                 Ok(Reader {
                     path: path.to_path_buf(),
@@ -123,29 +118,20 @@ impl Reader {
             return Ok(());
         }
         let held = match self.dtype {
-            Some(dtype) => format!("holds {dtype} data"),
-            None => format!("holds {}-bit words", self.bits),
+            Some(dtype) => Holding::Dtype(dtype),
+            None => Holding::RawWords { bits: self.bits },
         };
-        let names: Vec<&str> = accepted.iter().map(|d| d.name()).collect();
-        Err(data_error(
-            &self.path,
-            format!(
-                "{held} but {instr} takes {} operands ({}-bit words; use {})",
-                ty.name(),
-                ty.bits(),
-                names.join(" or ")
-            ),
-        ))
+        Err(data_error(&self.path, DataError::OperandType { held, instr: *instr, ty, accepted }))
     }
 
     /// Check that the file holds `len` words of `bits` bits (what a capture kit's manifest says
     /// of its input and result files).
     pub fn expect_words(&self, bits: u32, len: u64) -> Result<(), Error> {
         if self.bits != bits {
-            return Err(data_error(&self.path, format!("holds {}-bit words, {bits}-bit words expected", self.bits)));
+            return Err(data_error(&self.path, DataError::WordWidth { held: self.bits, expected: bits }));
         }
         if self.len != len {
-            return Err(data_error(&self.path, format!("holds {} words, {len} expected", self.len)));
+            return Err(data_error(&self.path, DataError::WordCount { held: self.len, expected: len }));
         }
         Ok(())
     }

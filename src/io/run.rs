@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::{data_error, result_dtype, Error, Reader, Writer};
+use super::{data_error, result_dtype, DataError, Error, Reader, Writer};
 use crate::batch::Word;
 use crate::ptx::{Instr, Target};
 
@@ -51,14 +51,8 @@ fn run_in_blocks(
     }
     let len = readers.first().map_or(0, Reader::len);
     if let Some(other) = readers.iter().find(|r| r.len() != len) {
-        return Err(data_error(
-            other.path(),
-            format!(
-                "has {} elements but {} has {len}; every input must have the same number of elements",
-                other.len(),
-                readers[0].path().display()
-            ),
-        ));
+        let (first, first_len) = (readers[0].path().to_path_buf(), len);
+        return Err(data_error(other.path(), DataError::InputLengths { len: other.len(), first, first_len }));
     }
     let mut writer = Writer::create(output, result_dtype(instr), len)?;
     let src_bits = instr.source_type(0).bits();

@@ -37,7 +37,7 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
         IntSide::Destination => (float, int.bits()),
         IntSide::Source => (int.bits(), float),
     };
-    if side == IntSide::Destination && L::AVX2 && (L::AVX512 || dst <= 32 || float == 32) {
+    if side == IntSide::Destination && L::AVX2 {
         if let Some(kernel) = float_lanes::select::<L>(float, int) {
             return Some(Kernel::Bytes(kernel));
         }
@@ -206,9 +206,15 @@ fn int_to_float(from: IntType, to: Format, a: u64x8, rnd: Rounding) -> u64x8 {
 /// most 32 bits and the top-bit-only integer otherwise: the rules of
 /// [`crate::ops::cvt_int::float_to_int`].
 mod float_lanes {
+    #[cfg(target_arch = "x86_64")]
+    use core::arch::x86_64::{_mm256_cvttpd_epi32, _mm512_cvttpd_epi64, _mm512_cvttpd_epu64};
+
     use super::{BytesKernel, Isa, Rounding};
     use crate::batch::Word;
-    use crate::kernels::lanes::{build, each, map_to};
+    use crate::kernels::lanes::{each, map_to};
+    #[cfg(target_arch = "x86_64")]
+    use crate::kernels::simd::{f64x4, u32x4};
+    use crate::kernels::simd::{f64x8, u64x8};
     use crate::ops::cvt_int::IntType;
     use crate::ptx::{Instr, Type};
 
@@ -223,46 +229,6 @@ mod float_lanes {
         fn floor(self) -> Self;
         fn ceil(self) -> Self;
     }
-
-    /// A result word converted from an integral f64 (or an infinity or NaN) with the
-    /// saturation of `cvt` (read as the signed integer of the width when `SIGNED`, its two's
-    /// complement word): clamped below to the integer's minimum (NaN too; the caller writes
-    /// NaN's result), at or above 2^(bits) (2^(bits−1) if signed) its maximum, converted
-    /// exactly in between. Written as compares, selects and an in-range conversion, which
-    /// vectorize (MAXPD, MINPD, CVTTPD2QQ, …); Rust's saturating `as` did not.
-    trait Saturating: Word + Default {
-        fn from_f64<const SIGNED: bool>(r: f64) -> Self;
-    }
-
-    macro_rules! clamped {
-        ($r:expr, $int:ty) => {{
-            let lo = <$int>::MIN as f64; // 0 or −2^(bits−1): exact
-                                         // 2^(bits) or 2^(bits−1), exact, and the largest f64 below it.
-            let limit = (1u128 << (<$int>::BITS - u32::from(<$int>::MIN != 0))) as f64;
-            let below = f64::from_bits(limit.to_bits() - 1);
-            let r = if $r > lo { $r } else { lo };
-            let c = if r < below { r } else { below };
-            // SAFETY: c is integral (or lo) and lies in [MIN, MAX].
-            let v = unsafe { c.to_int_unchecked::<$int>() };
-            if r >= limit {
-                <$int>::MAX
-            } else {
-                v
-            }
-        }};
-    }
-
-    macro_rules! saturating {
-        ($($u:ty, $i:ty);*) => {$(
-            impl Saturating for $u {
-                #[inline(always)]
-                fn from_f64<const SIGNED: bool>(r: f64) -> $u {
-                    if SIGNED { clamped!(r, $i) as $u } else { clamped!(r, $u) }
-                }
-            }
-        )*};
-    }
-    saturating!(u8, i8; u16, i16; u32, i32; u64, i64);
 
     macro_rules! lane {
         ($t:ty, $bits:ty) => {
@@ -314,21 +280,19 @@ mod float_lanes {
                 (_, false) => f32_wide::kernel::<L, false>,
             });
         }
-        macro_rules! to {
-            ($($w:ty),*) => {
-                match (to.bits(), to.is_signed()) {
-                    $(
-                        (<$w>::BITS, true) => Some(f64_kernel::<L, $w, true> as BytesKernel),
-                        (<$w>::BITS, false) => Some(f64_kernel::<L, $w, false> as BytesKernel),
-                    )*
-                    _ => None,
-                }
-            };
-        }
         if float != 64 {
             return None;
         }
-        to!(u8, u16, u32, u64)
+        Some(match (to.bits(), to.is_signed()) {
+            (8, true) => f64_kernel::<L, u8, true>,
+            (8, false) => f64_kernel::<L, u8, false>,
+            (16, true) => f64_kernel::<L, u16, true>,
+            (16, false) => f64_kernel::<L, u16, false>,
+            (32, true) => f64_kernel::<L, u32, true>,
+            (32, false) => f64_kernel::<L, u32, false>,
+            (_, true) => f64_kernel::<L, u64, true>,
+            (_, false) => f64_kernel::<L, u64, false>,
+        })
     }
 
     /// The operands rounded to integral values in the direction of `rnd` (a NaN stays a NaN),
@@ -345,23 +309,78 @@ mod float_lanes {
         }
     }
 
-    /// f64 → every integer type, eight lanes at a time; NaN gives the integer with only its
-    /// top bit set.
-    fn f64_kernel<L: Isa, D: Saturating, const SIGNED: bool>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+    /// f64 → every integer type, eight lanes at a time: rounded as above, clamped to [MIN,
+    /// 2^(bits) or 2^(bits−1)) in float lanes, converted — at AVX-512 by VCVTTPD2QQ (or
+    /// VCVTTPD2UQQ to u64), at AVX2 to 64 bits from the bits ([`integer_from_bits`]) and to
+    /// at most 32 by CVTTPD2DQ ([`to_32_bit_words`]) — and the word's low `bits` kept; at or above the limit MAX, NaN the integer with only its top bit set.
+    ///
+    /// SAFETY (the intrinsics): called only at AVX-512, whose loops are compiled with
+    /// AVX-512DQ; the intrinsics only compute.
+    fn f64_kernel<L: Isa, D: Word + Default, const SIGNED: bool>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
         let Type::Int(to) = instr.ty() else { unreachable!("selected for an integer destination") };
-        let rnd = instr.rounding();
-        let nan_result = D::from_u64(1 << (to.bits() - 1));
+        let (rnd, bits) = (instr.rounding(), to.bits());
+        let magnitude_bits = bits - u32::from(SIGNED);
+        let lo = if SIGNED { -(2f64.powi(magnitude_bits as i32)) } else { 0.0 };
+        let limit = 2f64.powi(magnitude_bits as i32);
+        let below = f64::from_bits(limit.to_bits() - 1);
+        let max = u64::MAX >> (64 - magnitude_bits);
+        let unsigned_64 = !SIGNED && bits == 64;
         map_to::<L, u64, D, 8, 1>(
             &[bytemuck::cast_slice(srcs[0])],
             bytemuck::cast_slice_mut(dst),
             #[inline(always)]
             |[a]| {
                 // `.ftz` is legal only with an f32 operand.
-                let r = integral::<f64, 8>(a, false, rnd);
-                let d: [D; 8] = each(r, D::from_f64::<SIGNED>);
-                build(|i| if r[i].is_nan() { nan_result } else { d[i] })
+                let r = f64x8::new(integral::<f64, 8>(a, false, rnd));
+                let c = r.fast_max(f64x8::splat(lo)).fast_min(f64x8::splat(below));
+                #[cfg(target_arch = "x86_64")]
+                let v = match (L::AVX512, unsigned_64, bits) {
+                    (true, true, _) => u64x8::from(unsafe { _mm512_cvttpd_epu64(c.into()) }),
+                    (true, false, _) => u64x8::from(unsafe { _mm512_cvttpd_epi64(c.into()) }),
+                    (false, _, 64) => integer_from_bits::<52, 11>(c.to_bits()),
+                    (false, _, _) => to_32_bit_words(c),
+                };
+                #[cfg(not(target_arch = "x86_64"))]
+                let v = integer_from_bits::<52, 11>(c.to_bits());
+                let v = r.simd_ge(f64x8::splat(limit)).to_bits().select(u64x8::splat(max), v);
+                let v = r.is_nan().to_bits().select(u64x8::splat(1 << (bits - 1)), v);
+                each(v.to_array(), D::from_u64)
             },
         );
+    }
+
+    /// Eight integral values in [−2^31, 2^32) (or NaNs, replaced after) as their 32-bit
+    /// two's complement words in 64-bit lanes, by AVX's CVTTPD2DQ four at a time: values from
+    /// 2^31 on (u32) converted less 2^31, exactly, and the top bit set after.
+    ///
+    /// SAFETY (the intrinsic): called only at AVX2 and above; it only computes.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn to_32_bit_words(c: f64x8) -> u64x8 {
+        let two_31 = f64x8::splat(2f64.powi(31));
+        let high = c.simd_ge(two_31).to_bits();
+        let c = f64x8::from_bits(high.select((c - two_31).to_bits(), c.to_bits()));
+        let halves: [f64x4; 2] = bytemuck::cast(c);
+        let words: [u32; 8] = bytemuck::cast(each(halves, |h| u32x4::from(unsafe { _mm256_cvttpd_epi32(h.into()) })));
+        let v = u64x8::new(each(words, u64::from));
+        v | (high & u64x8::splat(1 << 31))
+    }
+
+    /// Integral values of magnitude below 2^64 (or NaNs, replaced after), given as the bits
+    /// of floats with `FRAC` fraction and `EXP` exponent bits in 64-bit lanes, as 64-bit two's
+    /// complement words, exactly: the significand with its hidden bit times 2^(exponent − bias
+    /// − FRAC), a left shift from that exponent on and a right shift below it, which drops
+    /// only zero bits of an integral value (a zero, whose biased exponent is 0, shifts out
+    /// entirely), then negated where the sign is set. For the levels without a conversion to
+    /// 64-bit integers (AVX2 has none).
+    #[inline(always)]
+    fn integer_from_bits<const FRAC: u32, const EXP: u32>(b: u64x8) -> u64x8 {
+        let units = (1u64 << (EXP - 1)) - 1 + u64::from(FRAC);
+        let e = (b >> FRAC) & u64x8::splat((1 << EXP) - 1);
+        let m = (b & u64x8::splat((1 << FRAC) - 1)) | u64x8::splat(1 << FRAC);
+        let magnitude = e.simd_ge(u64x8::splat(units)).select(m << (e - units), m >> (units - e));
+        let negative = (b >> (FRAC + EXP)).simd_ne(u64x8::ZERO);
+        negative.select(-magnitude, magnitude)
     }
 
     /// f32 → integers of at most 32 bits, sixteen lanes at a time in f32x16: rounded as
@@ -425,7 +444,7 @@ mod float_lanes {
     /// f32 → 64-bit integers, sixteen lanes: rounded as above, clamped to [MIN, 2^64 or 2^63)
     /// in float lanes, converted eight at a time — at AVX-512 by VCVTTPS2QQ or VCVTTPS2UQQ
     /// (AVX-512DQ), at AVX2, which has no conversion to 64-bit integers, from the bits
-    /// ([`from_bits`]); at or above the limit MAX, NaN the integer with only its top bit set.
+    /// ([`integer_from_bits`]); at or above the limit MAX, NaN the integer with only its top bit set.
     /// (Rust's conversion stayed scalar here too.)
     ///
     /// SAFETY (the intrinsics): called only at AVX-512, whose loops are compiled with
@@ -467,7 +486,7 @@ mod float_lanes {
         #[inline(always)]
         fn convert<L: Isa, const SIGNED: bool>(c: f32x8, high: u32x8, nan: u32x8, max: u64) -> [u64; 8] {
             let v = if !L::AVX512 {
-                from_bits(c)
+                super::integer_from_bits::<23, 8>(u64x8::new(each(c.to_bits().to_array(), u64::from)))
             } else if SIGNED {
                 u64x8::from(unsafe { _mm512_cvttps_epi64(c.into()) })
             } else {
@@ -477,21 +496,6 @@ mod float_lanes {
             let widen = |m: u32x8| u64x8::new(each(m.to_array(), |w| w as i32 as u64));
             let v = widen(high).select(u64x8::splat(max), v);
             widen(nan).select(u64x8::splat(1 << 63), v).to_array()
-        }
-
-        /// Eight integral values of magnitude below 2^64 (or NaN, replaced after) as 64-bit
-        /// two's complement words, exactly: the significand with its hidden bit times
-        /// 2^(exponent − 150), a left shift from a biased exponent of 150 on and a right
-        /// shift below it, which drops only zero bits of an integral value (a zero, whose
-        /// biased exponent is 0, shifts out entirely), then negated where the sign is set.
-        #[inline(always)]
-        fn from_bits(c: f32x8) -> u64x8 {
-            let b = u64x8::new(each(c.to_bits().to_array(), u64::from));
-            let e = (b >> 23) & u64x8::splat(0xFF);
-            let m = (b & u64x8::splat(0x7F_FFFF)) | u64x8::splat(0x80_0000);
-            let magnitude = e.simd_ge(u64x8::splat(150)).select(m << (e - 150), m >> (150 - e));
-            let negative = (b >> 31).simd_ne(u64x8::ZERO);
-            negative.select(-magnitude, magnitude)
         }
     }
 }

@@ -32,6 +32,7 @@ unsafe impl<T: Pod, const N: usize> Pod for Simd<T, N> {}
 
 pub(crate) type f32x8 = Simd<f32, 8>;
 pub(crate) type f32x16 = Simd<f32, 16>;
+pub(crate) type f64x4 = Simd<f64, 4>;
 pub(crate) type f64x8 = Simd<f64, 8>;
 pub(crate) type i16x32 = Simd<i16, 32>;
 pub(crate) type i32x8 = Simd<i32, 8>;
@@ -40,6 +41,7 @@ pub(crate) type i64x8 = Simd<i64, 8>;
 pub(crate) type u16x8 = Simd<u16, 8>;
 pub(crate) type u16x16 = Simd<u16, 16>;
 pub(crate) type u16x32 = Simd<u16, 32>;
+pub(crate) type u32x4 = Simd<u32, 4>;
 pub(crate) type u32x8 = Simd<u32, 8>;
 pub(crate) type u32x16 = Simd<u32, 16>;
 pub(crate) type u64x4 = Simd<u64, 4>;
@@ -695,7 +697,7 @@ pub(crate) fn lane_loop() {
 /// The registers of `core::arch` as lanes and back (the same bytes).
 #[cfg(target_arch = "x86_64")]
 mod registers {
-    use core::arch::x86_64::{__m128i, __m256, __m256i, __m512, __m512d, __m512i};
+    use core::arch::x86_64::{__m128i, __m256, __m256d, __m256i, __m512, __m512d, __m512i};
 
     use super::*;
 
@@ -722,7 +724,8 @@ mod registers {
         __m512d => f64x8;
         __m512i => u32x16, i32x16, u64x8, u16x32, i16x32;
         __m256 => f32x8;
+        __m256d => f64x4;
         __m256i => u32x8, i32x8, u16x16, u64x4;
-        __m128i => u16x8
+        __m128i => u16x8, u32x4
     );
 }

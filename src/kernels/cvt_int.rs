@@ -324,7 +324,6 @@ mod float_lanes {
         let limit = 2f64.powi(magnitude_bits as i32);
         let below = f64::from_bits(limit.to_bits() - 1);
         let max = u64::MAX >> (64 - magnitude_bits);
-        let unsigned_64 = !SIGNED && bits == 64;
         map_to::<L, u64, D, 8, 1>(
             &[bytemuck::cast_slice(srcs[0])],
             bytemuck::cast_slice_mut(dst),
@@ -334,7 +333,7 @@ mod float_lanes {
                 let r = f64x8::new(integral::<f64, 8>(a, false, rnd));
                 let c = r.fast_max(f64x8::splat(lo)).fast_min(f64x8::splat(below));
                 #[cfg(target_arch = "x86_64")]
-                let v = match (L::AVX512, unsigned_64, bits) {
+                let v = match (L::AVX512, !SIGNED && bits == 64, bits) {
                     (true, true, _) => u64x8::from(unsafe { _mm512_cvttpd_epu64(c.into()) }),
                     (true, false, _) => u64x8::from(unsafe { _mm512_cvttpd_epi64(c.into()) }),
                     (false, _, 64) => integer_from_bits::<52, 11>(c.to_bits()),

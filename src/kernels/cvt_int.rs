@@ -202,7 +202,7 @@ fn int_to_float(from: IntType, to: Format, a: u64x8, rnd: Rounding) -> u64x8 {
 /// an integral value in one instruction (ROUNDPS/VRNDSCALE) and, for 64-bit integers, convert
 /// in one (AVX-512DQ): the operand (flushed first under `.ftz`) rounded by Rust's
 /// `round_ties_even`/`trunc`/`floor`/`ceil`, then clamped to the integer's range and converted
-/// ([`Saturating`] from f64; from f32, `f32_narrow` and `f32_wide`), NaN giving 0 from f32 to at
+/// (`f64_kernel`, `f32_narrow` and `f32_wide`), NaN giving 0 from f32 to at
 /// most 32 bits and the top-bit-only integer otherwise: the rules of
 /// [`crate::ops::cvt_int::float_to_int`].
 mod float_lanes {

@@ -198,13 +198,13 @@ fn int_to_float(from: IntType, to: Format, a: u64x8, rnd: Rounding) -> u64x8 {
     m.simd_eq(zero).select(zero, magnitude | (neg & splat(to.sign_bit())))
 }
 
-/// `cvt.{rni,rzi,rmi,rpi}{.ftz}{.sat}.int.{f32,f64}` in float lanes, for levels that round to
-/// an integral value in one instruction (ROUNDPS/VRNDSCALE) and, for 64-bit integers, convert
-/// in one (AVX-512DQ): the operand (flushed first under `.ftz`) rounded by Rust's
-/// `round_ties_even`/`trunc`/`floor`/`ceil`, then clamped to the integer's range and converted
-/// (`f64_kernel`, `f32_narrow` and `f32_wide`), NaN giving 0 from f32 to at
-/// most 32 bits and the top-bit-only integer otherwise: the rules of
-/// [`crate::ops::cvt_int::float_to_int`].
+/// `cvt.{rni,rzi,rmi,rpi}{.ftz}{.sat}.int.{f32,f64}` in float lanes, for the levels that round
+/// to an integral value in one instruction (ROUNDPS/VRNDSCALE: AVX2 and AVX-512): the operand
+/// (flushed first under `.ftz`) rounded by Rust's `round_ties_even`/`trunc`/`floor`/`ceil`,
+/// then clamped to the integer's range ([`int_range`]) and converted (`f64_kernel`,
+/// `f32_narrow` and `f32_wide`: by the conversion instructions where the level has them, from
+/// the bits to 64-bit integers at AVX2), NaN giving 0 from f32 to at most 32 bits and the
+/// top-bit-only integer otherwise: the rules of [`crate::ops::cvt_int::float_to_int`].
 mod float_lanes {
     #[cfg(target_arch = "x86_64")]
     use core::arch::x86_64::{_mm256_cvttpd_epi32, _mm512_cvttpd_epi64, _mm512_cvttpd_epu64};
@@ -312,18 +312,17 @@ mod float_lanes {
     /// f64 → every integer type, eight lanes at a time: rounded as above, clamped to [MIN,
     /// 2^(bits) or 2^(bits−1)) in float lanes, converted — at AVX-512 by VCVTTPD2QQ (or
     /// VCVTTPD2UQQ to u64), at AVX2 to 64 bits from the bits ([`integer_from_bits`]) and to
-    /// at most 32 by CVTTPD2DQ ([`to_32_bit_words`]) — and the word's low `bits` kept; at or above the limit MAX, NaN the integer with only its top bit set.
+    /// at most 32 by CVTTPD2DQ ([`to_32_bit_words`]) — and the word's low `bits` kept; at or
+    /// above the limit MAX, NaN the integer with only its top bit set.
     ///
-    /// SAFETY (the intrinsics): called only at AVX-512, whose loops are compiled with
-    /// AVX-512DQ; the intrinsics only compute.
+    /// SAFETY (the intrinsics): the 512-bit ones are called only at AVX-512, whose loops are
+    /// compiled with AVX-512DQ; the kernel is selected only at AVX2 and above; the intrinsics
+    /// only compute.
     fn f64_kernel<L: Isa, D: Word + Default, const SIGNED: bool>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
         let Type::Int(to) = instr.ty() else { unreachable!("selected for an integer destination") };
         let (rnd, bits) = (instr.rounding(), to.bits());
-        let magnitude_bits = bits - u32::from(SIGNED);
-        let lo = if SIGNED { -(2f64.powi(magnitude_bits as i32)) } else { 0.0 };
-        let limit = 2f64.powi(magnitude_bits as i32);
+        let (lo, limit, max) = int_range(bits, SIGNED);
         let below = f64::from_bits(limit.to_bits() - 1);
-        let max = u64::MAX >> (64 - magnitude_bits);
         map_to::<L, u64, D, 8, 1>(
             &[bytemuck::cast_slice(srcs[0])],
             bytemuck::cast_slice_mut(dst),
@@ -346,6 +345,15 @@ mod float_lanes {
                 each(v.to_array(), D::from_u64)
             },
         );
+    }
+
+    /// The clamping range of an integer of `bits` bits: its minimum (0 or −2^(bits−1)) and the
+    /// power of two its values stay below (2^(bits) or 2^(bits−1)), both exact in f32 and f64,
+    /// and its maximum as a word.
+    fn int_range(bits: u32, signed: bool) -> (f64, f64, u64) {
+        let magnitude_bits = bits - u32::from(signed);
+        let limit = 2f64.powi(magnitude_bits as i32);
+        (if signed { -limit } else { 0.0 }, limit, u64::MAX >> (64 - magnitude_bits))
     }
 
     /// Eight integral values in [−2^31, 2^32) (or NaNs, replaced after) as their 32-bit
@@ -404,10 +412,9 @@ mod float_lanes {
             let Type::Int(to) = instr.ty() else { unreachable!("selected for an integer destination") };
             let (ftz, rnd) = (instr.modifiers().ftz, instr.rounding());
             let (bits, signed) = (to.bits(), to.is_signed());
-            let lo = if signed { -((1u64 << (bits - 1)) as f32) } else { 0.0 };
-            let limit = (1u64 << (bits - u32::from(signed))) as f32;
+            let (lo, limit, max) = super::int_range(bits, signed);
+            let (lo, limit, max) = (lo as f32, limit as f32, max as u32);
             let below = f32::from_bits(limit.to_bits() - 1);
-            let max = ((1u64 << (bits - u32::from(signed))) - 1) as u32;
             let two_31 = 2f32.powi(31);
             map_to::<L, u32, D, 16, 1>(
                 &[bytemuck::cast_slice(srcs[0])],
@@ -443,8 +450,8 @@ mod float_lanes {
     /// f32 → 64-bit integers, sixteen lanes: rounded as above, clamped to [MIN, 2^64 or 2^63)
     /// in float lanes, converted eight at a time — at AVX-512 by VCVTTPS2QQ or VCVTTPS2UQQ
     /// (AVX-512DQ), at AVX2, which has no conversion to 64-bit integers, from the bits
-    /// ([`integer_from_bits`]); at or above the limit MAX, NaN the integer with only its top bit set.
-    /// (Rust's conversion stayed scalar here too.)
+    /// ([`integer_from_bits`]); at or above the limit MAX, NaN the integer with only its top
+    /// bit set. (Rust's conversion stayed scalar here too.)
     ///
     /// SAFETY (the intrinsics): called only at AVX-512, whose loops are compiled with
     /// AVX-512DQ; the intrinsics only compute.
@@ -459,11 +466,8 @@ mod float_lanes {
 
         pub(in super::super) fn kernel<L: Isa, const SIGNED: bool>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
             let (ftz, rnd) = (instr.modifiers().ftz, instr.rounding());
-            let (lo, limit, max) = if SIGNED {
-                (-(2f32.powi(63)), 2f32.powi(63), i64::MAX as u64)
-            } else {
-                (0.0, 2f32.powi(64), u64::MAX)
-            };
+            let (lo, limit, max) = super::int_range(64, SIGNED);
+            let (lo, limit) = (lo as f32, limit as f32);
             let below = f32::from_bits(limit.to_bits() - 1);
             map_to::<L, u32, u64, 16, 1>(
                 &[bytemuck::cast_slice(srcs[0])],

@@ -1,21 +1,19 @@
 //! Kernels for `cvt` between the integer types and the float formats
-//! ([`crate::ops::cvt_int`]), eight elements at a time in 64-bit integer lanes. Each lane runs
-//! the scalar definition's arithmetic without branches:
+//! ([`crate::ops::cvt_int`]). Each lane runs the scalar definition's arithmetic without
+//! branches:
 //!
-//! - **float → integer**: the operand taken apart, its significand shifted to the integer's
-//!   units (left, exactly, or right with the rounding of [`crate::round::shift_right_round`]),
-//!   then clamped to the destination's range; NaN gives 0 or the top-bit-only integer.
-//!   Where the level rounds floats to integral values in one instruction (AVX2, AVX-512) the
-//!   f32 and f64 operands take [`float_lanes`] instead.
-//! - **integer → float**: from integers of at most 32 bits, the exact value in f64 lanes
-//!   rounded as an f64 is rounded to the format ([`through_f64`]); from 64-bit integers, the
-//!   magnitude normalised by its leading zeros, its top `p` bits rounded in the direction (a
-//!   carry moves it up a binade), then packed; past the format's largest binade (f16 only)
-//!   ±Inf or the largest finite value, as the direction says. `.sat` clamps to [+0, 1].
+//! - **float → integer**: eight elements at a time in 64-bit integer lanes, the operand taken
+//!   apart, its significand shifted to the integer's units (left, exactly, or right with the
+//!   rounding of [`crate::round::shift_right_round`]), then clamped to the destination's
+//!   range; NaN gives 0 or the top-bit-only integer. Where the level rounds floats to integral
+//!   values in one instruction (AVX2, AVX-512) the f32 and f64 operands take [`float_lanes`]
+//!   instead.
+//! - **integer → float**: the integer's value in f64 lanes — exact, or for 64-bit integers
+//!   an exact sum of two f64s — rounded as an f64 (or such a sum) is rounded to the format
+//!   ([`through_f64`]). `.sat` clamps to [+0, 1].
 
 use super::lanes::{each, map_to};
 use super::level::Isa;
-use super::same_format::saturate;
 use super::simd::u64x8;
 use super::Kernel;
 use crate::batch::Word;
@@ -33,40 +31,31 @@ type BytesKernel = fn(&Instr, &[&[u8]], &mut [u8]);
 pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
     let (int, side) = instr.integer_side()?;
     let float = instr.format().bits();
-    let (src, dst) = match side {
-        IntSide::Destination => (float, int.bits()),
-        IntSide::Source => (int.bits(), float),
-    };
-    if side == IntSide::Destination && L::AVX2 {
+    if side == IntSide::Source {
+        return Some(Kernel::Bytes(through_f64::select::<L>(int, instr.format(), instr.rounding())));
+    }
+    if L::AVX2 {
         if let Some(kernel) = float_lanes::select::<L>(float, int) {
             return Some(Kernel::Bytes(kernel));
         }
     }
-    if side == IntSide::Source {
-        if let Some(kernel) = through_f64::select::<L>(int, instr.format(), instr.rounding()) {
-            return Some(Kernel::Bytes(kernel));
-        }
-    }
-    by_widths::<L>(side, src, dst).map(Kernel::Bytes)
+    to_int_by_widths::<L>(float, int.bits()).map(Kernel::Bytes)
 }
 
-/// The kernel for source and result words of `src` and `dst` bits. (The rounding direction is
-/// a value the lanes select on, not a type: a kernel per direction made the build minutes
-/// longer for no measurable speed.)
-fn by_widths<L: Isa>(side: IntSide, src: u32, dst: u32) -> Option<BytesKernel> {
+/// The kernel from float operands of `src` bits to integers of `dst` bits. (The rounding
+/// direction is a value the lanes select on, not a type: a kernel per direction made the
+/// build minutes longer for no measurable speed.)
+fn to_int_by_widths<L: Isa>(src: u32, dst: u32) -> Option<BytesKernel> {
     macro_rules! words {
-        ($kernel:ident; $($s:ty, $d:ty);*) => {
+        ($($s:ty, $d:ty);*) => {
             match (src, dst) {
-                $((<$s>::BITS, <$d>::BITS) => Some($kernel::<L, $s, $d> as BytesKernel),)*
+                $((<$s>::BITS, <$d>::BITS) => Some(to_int::<L, $s, $d> as BytesKernel),)*
                 _ => None,
             }
         };
     }
-    match side {
-        IntSide::Destination => words!(to_int; u16, u8; u16, u16; u16, u32; u16, u64; u32, u8; u32, u16; u32, u32;
-            u32, u64; u64, u8; u64, u16; u64, u32; u64, u64),
-        IntSide::Source => words!(from_int; u64, u16; u64, u32; u64, u64),
-    }
+    words!(u16, u8; u16, u16; u16, u32; u16, u64; u32, u8; u32, u16; u32, u32; u32, u64; u64, u8; u64, u16; u64, u32;
+        u64, u64)
 }
 
 /// `cvt.{rni,rzi,rmi,rpi}{.ftz}{.sat}.int.float` (`.sat` changes nothing).
@@ -81,22 +70,6 @@ fn to_int<L: Isa, S: Word + Default, D: Word + Default>(instr: &Instr, srcs: &[&
         |[a]| {
             let a = u64x8::new(each(a, Word::to_u64));
             each(float_to_int(from, to, a, rnd, ftz).to_array(), D::from_u64)
-        },
-    );
-}
-
-/// `cvt.{rn,rz,rm,rp}{.ftz}{.sat}.float.{s64,u64}` (`.ftz` changes nothing).
-fn from_int<L: Isa, S: Word + Default, D: Word + Default>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
-    let Type::Int(from) = instr.source_type(0) else { unreachable!("selected for an integer source") };
-    let (to, sat, rnd) = (instr.format(), instr.modifiers().sat, instr.rounding());
-    map_to::<L, S, D, N, 1>(
-        &[bytemuck::cast_slice(srcs[0])],
-        bytemuck::cast_slice_mut(dst),
-        #[inline(always)]
-        |[a]| {
-            let r = int_to_float(from, to, u64x8::new(each(a, Word::to_u64)), rnd);
-            // `.sat`: the result is never NaN, so it stands for its operand too.
-            each(if sat { saturate(to, r, r) } else { r }.to_array(), D::from_u64)
         },
     );
 }
@@ -160,42 +133,6 @@ fn float_to_int(from: Format, to: IntType, a: u64x8, rnd: Rounding, ftz: bool) -
     let inf_or_nan = magnitude.simd_ge(splat(from.exp_mask()));
     let nan = magnitude.simd_gt(splat(from.exp_mask()));
     nan.select(splat(nan_result), (inf_or_nan | huge | !in_range).select(saturated, value))
-}
-
-/// [`crate::ops::cvt_int::int_to_float`] on eight operands.
-#[inline(always)]
-fn int_to_float(from: IntType, to: Format, a: u64x8, rnd: Rounding) -> u64x8 {
-    let splat = u64x8::splat;
-    let zero = u64x8::ZERO;
-    let n = from.bits();
-    let word = a & splat(from.mask());
-    let neg = if from.is_signed() { mask(word >> (n - 1)) } else { zero };
-    // The magnitude: the word extended to 64 bits and negated if negative.
-    let extended = neg.select(word | splat(!from.mask()), word);
-    let m = neg.select(zero - extended, extended);
-    let zeros = m.leading_zeros();
-    let normalised = m.unbounded_shl(zeros);
-    let exp = splat(63) - zeros;
-    let p = to.precision();
-    let kept = normalised >> (64 - p);
-    let rest = normalised << p;
-    let half = splat(1 << 63);
-    let odd = mask(kept & splat(1));
-    let nearest = rest.simd_gt(half) | (rest.simd_eq(half) & odd);
-    let rounded = kept + (rounds_up(rnd, neg, mask(rest), nearest) & splat(1));
-    // A carry out of the top bit gives 2^p: 2^(p−1) one binade up.
-    let carry = rounded >> p;
-    let (sig, exp) = (rounded.unbounded_shr(carry), exp + carry);
-    let packed = ((exp + splat(to.bias() as u64)) << to.frac_bits()) | (sig & splat(to.frac_mask()));
-    let (inf, max) = (splat(to.inf(false)), splat(to.max_finite(false)));
-    let overflow = match rnd {
-        Rounding::Rn => inf,
-        Rounding::Rz => max,
-        Rounding::Rm => neg.select(inf, max),
-        Rounding::Rp => neg.select(max, inf),
-    };
-    let magnitude = exp.simd_gt(splat(to.emax() as u64)).select(overflow, packed);
-    m.simd_eq(zero).select(zero, magnitude | (neg & splat(to.sign_bit())))
 }
 
 /// `cvt.{rni,rzi,rmi,rpi}{.ftz}{.sat}.int.{f32,f64}` in float lanes, for the levels that round
@@ -503,25 +440,31 @@ mod float_lanes {
     }
 }
 
-/// `cvt.{rn,rz,rm,rp}{.sat}.float.int` from integers of at most 32 bits, sixteen at a time:
-/// the integer's value in f64 lanes, where it is exact (the word extended to a 32-bit integer
-/// and converted by CVTDQ2PD; unsigned 32-bit words offset by 2^31 first and back after),
-/// clamped to [+0, 1] under `.sat` ([`crate::round::saturate`]; the result is the integer's
-/// own value, zero +0), then rounded to the format in the direction as convert.rs rounds an
-/// f64: to f32 by [`narrow_f64`](super::super::arith_f32::narrow), to f16 and bf16 rounded to
-/// odd at f32's precision and then by [`round_to_half`]. One rounding of the exact value is
-/// what [`crate::ops::cvt_int::int_to_float`] defines; where the format holds every integer of
-/// the source (8-bit integers to every format, 16-bit to f32 and f64, 32-bit to f64) it is
-/// exact and the direction changes nothing.
+/// `cvt.{rn,rz,rm,rp}{.sat}.float.int`, sixteen at a time, in f64 lanes. An integer of at most
+/// 32 bits is exact in an f64 (the word extended to a 32-bit integer and converted by
+/// CVTDQ2PD; unsigned 32-bit words offset by 2^31 first and back after). A 64-bit integer
+/// `hi · 2^32 + lo` is the unevaluated sum `s + e` of two f64s: its halves are exact, their
+/// sum `s` is rounded to nearest and Fast2Sum gives the exact error `e = lo − (s − hi · 2^32)`
+/// (|hi · 2^32| ≥ 2^32 > lo unless hi is 0, so the larger term comes first; Muller et al.,
+/// *Handbook of Floating-Point Arithmetic*, ch. 4). `.sat` clamps the integer to [0, 1]
+/// first ([`crate::round::saturate`]: +0 for every integer up to 0, 1 from 1 on). The value
+/// is then rounded to the format in the direction as convert.rs rounds an f64: to f32 by
+/// [`narrow_f64`](super::super::arith_f32::narrow), to f16 and bf16 rounded to odd at f32's
+/// precision and then by [`round_to_half`], a 64-bit source's `s + e` rounded to odd at f64's
+/// precision first ([`to_odd`]: 53 bits keep every later rounding correct) and to f64 by
+/// [`directed`]. One rounding of the exact value is what [`crate::ops::cvt_int::int_to_float`]
+/// defines; where the format holds every integer of the source (8-bit integers to every
+/// format, 16-bit to f32 and f64, 32-bit to f64) it is exact and the direction changes nothing.
 mod through_f64 {
     use super::{BytesKernel, Isa};
     use crate::batch::Word;
     use crate::format::Format;
     use crate::kernels::arith_f32::narrow as narrow_f64;
     use crate::kernels::convert::round_to_half;
+    use crate::kernels::f64_directed::directed;
     use crate::kernels::half::odd_f32;
-    use crate::kernels::lanes::{build, each, join, map_to, Dir, Rm, Rn, Rp, Rz};
-    use crate::kernels::simd::{f64x8, u32x16};
+    use crate::kernels::lanes::{build, each, join, map_to, to_odd, Dir, Rm, Rn, Rp, Rz};
+    use crate::kernels::simd::{f64x8, u32x16, u64x8};
     use crate::ops::cvt_int::IntType;
     use crate::ptx::Instr;
     use crate::round::Rounding;
@@ -529,11 +472,8 @@ mod through_f64 {
     /// Elements a group.
     const N: usize = 16;
 
-    /// The kernel from `from` (at most 32 bits) to `to` in direction `rnd`.
-    pub(super) fn select<L: Isa>(from: IntType, to: Format, rnd: Rounding) -> Option<BytesKernel> {
-        if from.bits() > 32 {
-            return None;
-        }
+    /// The kernel from `from` to `to` in direction `rnd`.
+    pub(super) fn select<L: Isa>(from: IntType, to: Format, rnd: Rounding) -> BytesKernel {
         // Exact conversions take one kernel, which encodes the values.
         let exact = from.bits() <= to.precision();
         let rnd = if exact { Rounding::Rn } else { rnd };
@@ -549,7 +489,9 @@ mod through_f64 {
                     (32, true, true) => kernel::<L, u32, $dest, $dir, true, true>,
                     (32, false, true) => kernel::<L, u32, $dest, $dir, false, true>,
                     (32, true, false) => kernel::<L, u32, $dest, $dir, true, false>,
-                    _ => kernel::<L, u32, $dest, $dir, false, false>,
+                    (32, false, false) => kernel::<L, u32, $dest, $dir, false, false>,
+                    (_, true, _) => wide_kernel::<L, $dest, $dir, true>,
+                    (_, false, _) => wide_kernel::<L, $dest, $dir, false>,
                 }
             };
         }
@@ -563,20 +505,26 @@ mod through_f64 {
                 }
             };
         }
-        Some(match rnd {
+        match rnd {
             Rounding::Rn => dests!(Rn),
             Rounding::Rz => dests!(Rz),
             Rounding::Rm => dests!(Rm),
             Rounding::Rp => dests!(Rp),
-        })
+        }
     }
 
     /// A destination format: its word, the encoding of an integral f64 value it holds, and
-    /// the encodings of sixteen integral f64 values rounded to it in direction `R`.
+    /// the encodings of sixteen values rounded to it in direction `R`: f64 values (exact, or
+    /// rounded to odd at f64's precision), or exact sums `s + e` of f64 lanes.
     trait Dest {
+        const FMT: Format;
         type Word: Word + Default;
         fn encode(v: f64) -> Self::Word;
         fn round<L: Isa, R: Dir>(v: [f64; N]) -> [Self::Word; N];
+        #[inline(always)]
+        fn round_sum<L: Isa, R: Dir>(s: [f64x8; 2], e: [f64x8; 2]) -> [Self::Word; N] {
+            Self::round::<L, R>(join(to_odd(s[0], e[0]).to_array(), to_odd(s[1], e[1]).to_array()))
+        }
     }
 
     struct ToF16;
@@ -594,6 +542,7 @@ mod through_f64 {
     }
 
     impl Dest for ToF16 {
+        const FMT: Format = Format::F16;
         type Word = u16;
         /// f32's fields moved into f16's: the exponent rebiased (127 → 15), the fraction's
         /// low 13 bits (zero for these values) dropped.
@@ -607,11 +556,12 @@ mod through_f64 {
         }
         #[inline(always)]
         fn round<L: Isa, R: Dir>(v: [f64; N]) -> [u16; N] {
-            to_half::<L, R>(Format::F16, v)
+            to_half::<L, R>(Self::FMT, v)
         }
     }
 
     impl Dest for ToBf16 {
+        const FMT: Format = Format::BF16;
         type Word = u16;
         /// bf16 is f32's upper half (the lower is zero for these values).
         #[inline(always)]
@@ -620,11 +570,12 @@ mod through_f64 {
         }
         #[inline(always)]
         fn round<L: Isa, R: Dir>(v: [f64; N]) -> [u16; N] {
-            to_half::<L, R>(Format::BF16, v)
+            to_half::<L, R>(Self::FMT, v)
         }
     }
 
     impl Dest for ToF32 {
+        const FMT: Format = Format::F32;
         type Word = u32;
         #[inline(always)]
         fn encode(v: f64) -> u32 {
@@ -638,6 +589,7 @@ mod through_f64 {
     }
 
     impl Dest for ToF64 {
+        const FMT: Format = Format::F64;
         type Word = u64;
         #[inline(always)]
         fn encode(v: f64) -> u64 {
@@ -647,6 +599,12 @@ mod through_f64 {
         #[inline(always)]
         fn round<L: Isa, R: Dir>(v: [f64; N]) -> [u64; N] {
             each(v, Self::encode)
+        }
+        /// An integer's sum is never an exact zero but for the integer 0, which is +0.
+        #[inline(always)]
+        fn round_sum<L: Isa, R: Dir>(s: [f64x8; 2], e: [f64x8; 2]) -> [u64; N] {
+            let lo = directed::<R>(s[0], e[0], u64x8::ZERO).to_bits().to_array();
+            join(lo, directed::<R>(s[1], e[1], u64x8::ZERO).to_bits().to_array())
         }
     }
 
@@ -664,7 +622,8 @@ mod through_f64 {
         }
     }
 
-    /// The kernel; `EXACT` where `D` holds every integer of `S` (`R` then plays no part).
+    /// The kernel from integers of at most 32 bits; `EXACT` where `D` holds every integer of
+    /// `S` (`R` then plays no part).
     fn kernel<L: Isa, S: Word + Default, D: Dest, R: Dir, const SIGNED: bool, const EXACT: bool>(
         instr: &Instr,
         srcs: &[&[u8]],
@@ -685,5 +644,149 @@ mod through_f64 {
                 }
             },
         );
+    }
+
+    /// Eight 64-bit integers `hi · 2^32 + lo` as the sums of their halves rounded to nearest
+    /// and the sums' exact errors (module documentation).
+    #[inline(always)]
+    fn halves_sum<const SIGNED: bool>(w: [u64; 8]) -> (f64x8, f64x8) {
+        let hi = f64x8::new(each(w, |w| value::<u32, SIGNED>((w >> 32) as u32))) * f64x8::splat(2f64.powi(32));
+        let lo = f64x8::new(each(w, |w| value::<u32, false>(w as u32)));
+        let s = hi + lo;
+        (s, lo - (s - hi))
+    }
+
+    /// The kernel from 64-bit integers.
+    fn wide_kernel<L: Isa, D: Dest, R: Dir, const SIGNED: bool>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+        let sat = instr.modifiers().sat;
+        map_to::<L, u64, D::Word, N, 1>(
+            &[bytemuck::cast_slice(srcs[0])],
+            bytemuck::cast_slice_mut(dst),
+            #[inline(always)]
+            |[a]| {
+                let a = if !sat {
+                    a
+                } else if SIGNED {
+                    each(a, |w| (w as i64).clamp(0, 1) as u64)
+                } else {
+                    each(a, |w| w.min(1))
+                };
+                #[cfg(target_arch = "x86_64")]
+                if L::AVX512 {
+                    return each(avx512::convert::<L, R, SIGNED>(D::FMT, a), <D::Word as Word>::from_u64);
+                }
+                let (s0, e0) = halves_sum::<SIGNED>(build(|j| a[j]));
+                let (s1, e1) = halves_sum::<SIGNED>(build(|j| a[8 + j]));
+                D::round_sum::<L, R>([s0, s1], [e0, e1])
+            },
+        );
+    }
+
+    /// 64-bit integers at AVX-512, by AVX-512DQ's conversions with the direction embedded in
+    /// the instruction ([`embedded_rounding`]): VCVTQQ2PD/VCVTUQQ2PD to f64, VCVTQQ2PS/VCVTUQQ2PS
+    /// to f32; to f16 and bf16 the f32 conversion toward zero with its last bit set where
+    /// converting it back (VCVTTPS2QQ/UQQ, exact for an integral value below 2^64) does not
+    /// give the integer — the integer rounded to odd at f32's precision — then
+    /// [`round_to_half`].
+    ///
+    /// SAFETY (the intrinsics): called only at AVX-512, whose loops are compiled with
+    /// AVX-512DQ; the intrinsics only compute.
+    #[cfg(target_arch = "x86_64")]
+    mod avx512 {
+        use core::arch::x86_64::{
+            __m256, __m512d, __m512i, _mm512_cvt_roundepi64_pd, _mm512_cvt_roundepi64_ps, _mm512_cvt_roundepu64_pd,
+            _mm512_cvt_roundepu64_ps, _mm512_cvttps_epi64, _mm512_cvttps_epu64,
+        };
+
+        use super::round_to_half;
+        use crate::format::Format;
+        use crate::kernels::lanes::embedded_rounding::{RM, RN, RP, RZ};
+        use crate::kernels::lanes::{build, each, join, Dir, Rz};
+        use crate::kernels::level::Isa;
+        use crate::kernels::simd::{f32x8, f64x8, u32x16, u32x8, u64x8};
+        use crate::round::Rounding;
+
+        /// Sixteen integers (two's complement where `SIGNED`) converted to `to` in direction
+        /// `R`, as the destination's words.
+        #[inline(always)]
+        pub(super) fn convert<L: Isa, R: Dir, const SIGNED: bool>(to: Format, w: [u64; 16]) -> [u64; 16] {
+            let half = |i: usize| -> __m512i { u64x8::new(build(|j| w[8 * i + j])).into() };
+            let (lo, hi) = (half(0), half(1));
+            match to {
+                Format::F64 => {
+                    let f64_bits = |x: __m512i| f64x8::from(to_f64::<R, SIGNED>(x)).to_bits().to_array();
+                    join(f64_bits(lo), f64_bits(hi))
+                }
+                Format::F32 => {
+                    let f32_bits = |x: __m512i| f32x8::from(to_f32::<R, SIGNED>(x)).to_bits().to_array();
+                    each(join(f32_bits(lo), f32_bits(hi)), u64::from)
+                }
+                Format::F16 | Format::BF16 => {
+                    let odd = u32x16::new(join(odd_f32::<SIGNED>(lo), odd_f32::<SIGNED>(hi)));
+                    each(round_to_half::<L, R>(odd, to).to_array(), u64::from)
+                }
+            }
+        }
+
+        /// VCVT(U)QQ2PD in direction `R`.
+        #[inline(always)]
+        fn to_f64<R: Dir, const SIGNED: bool>(x: __m512i) -> __m512d {
+            macro_rules! by {
+                ($imm:ident) => {
+                    unsafe {
+                        if SIGNED {
+                            _mm512_cvt_roundepi64_pd::<$imm>(x)
+                        } else {
+                            _mm512_cvt_roundepu64_pd::<$imm>(x)
+                        }
+                    }
+                };
+            }
+            match R::R {
+                Rounding::Rn => by!(RN),
+                Rounding::Rz => by!(RZ),
+                Rounding::Rm => by!(RM),
+                Rounding::Rp => by!(RP),
+            }
+        }
+
+        /// VCVT(U)QQ2PS in direction `R`.
+        #[inline(always)]
+        fn to_f32<R: Dir, const SIGNED: bool>(x: __m512i) -> __m256 {
+            macro_rules! by {
+                ($imm:ident) => {
+                    unsafe {
+                        if SIGNED {
+                            _mm512_cvt_roundepi64_ps::<$imm>(x)
+                        } else {
+                            _mm512_cvt_roundepu64_ps::<$imm>(x)
+                        }
+                    }
+                };
+            }
+            match R::R {
+                Rounding::Rn => by!(RN),
+                Rounding::Rz => by!(RZ),
+                Rounding::Rm => by!(RM),
+                Rounding::Rp => by!(RP),
+            }
+        }
+
+        /// The integers rounded to odd at f32's precision, as f32 encodings.
+        #[inline(always)]
+        fn odd_f32<const SIGNED: bool>(x: __m512i) -> [u32; 8] {
+            let truncated = to_f32::<Rz, SIGNED>(x);
+            let back = u64x8::from(unsafe {
+                if SIGNED {
+                    _mm512_cvttps_epi64(truncated)
+                } else {
+                    _mm512_cvttps_epu64(truncated)
+                }
+            });
+            let inexact = back.simd_ne(u64x8::from(x));
+            let bits = f32x8::from(truncated).to_bits();
+            let odd = u32x8::new(each(inexact.to_array(), |m| m as u32)) & u32x8::splat(1);
+            (bits | odd).to_array()
+        }
     }
 }

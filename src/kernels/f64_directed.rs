@@ -31,7 +31,7 @@
 use crate::kernels::simd::{f64x8, u64x8};
 use crate::nan;
 
-use super::lanes::{each, is_nan, map, Dir, Rm, Rn, Rp, Rz};
+use super::lanes::{each, is_nan, map, two_sum, Dir, Rm, Rn, Rp, Rz};
 use super::level::Isa;
 use super::Kernel;
 use crate::format::Format;
@@ -128,7 +128,7 @@ fn eval<L: Isa, R: Dir, O: Operation<K>, const K: usize>(_: &Instr, srcs: &[&[u6
                 return with_nan_rule(by_precedence, r);
             }
             let error = O::error(x, r);
-            let mut out = with_nan_rule(by_precedence, directed::<R>(r, &error));
+            let mut out = with_nan_rule(by_precedence, directed::<R>(r, error.sign, error.zero_sign));
             let outside = error.outside.to_bitmask();
             if outside != 0 {
                 by_scalar::<R, O, K>(&group, outside, &mut out);
@@ -151,12 +151,14 @@ fn by_scalar<R: Dir, O: Operation<K>, const K: usize>(group: &[[u64; N]; K], out
     }
 }
 
-/// The result in direction `R` from the result to nearest `r` and its error (module
-/// documentation): one unit toward zero is the encoding minus one, away from zero plus one.
+/// The result in direction `R` from the result to nearest `r` and a value with the sign of
+/// its error, zero where `r` is exact (module documentation): one unit toward zero is the
+/// encoding minus one, away from zero plus one; an exact zero takes the sign bit `zero_sign`
+/// under `.rm`.
 #[inline(always)]
-fn directed<R: Dir>(r: f64x8, error: &Error) -> f64x8 {
+pub(super) fn directed<R: Dir>(r: f64x8, error: f64x8, zero_sign: u64x8) -> f64x8 {
     let sign = u64x8::splat(F64.sign_bit());
-    let (rb, eb) = (r.to_bits(), error.sign.to_bits());
+    let (rb, eb) = (r.to_bits(), error.to_bits());
     let inexact = magnitude(eb).simd_ne(u64x8::ZERO);
     let negative = |bits: u64x8| (bits & sign).simd_ne(u64x8::ZERO);
     // The exact value lies toward zero from r.
@@ -170,11 +172,8 @@ fn directed<R: Dir>(r: f64x8, error: &Error) -> f64x8 {
     };
     // A mask lane is −1: adding it steps toward zero, subtracting it away.
     let stepped = rb + toward - away;
-    let result = if R::R == Rounding::Rm {
-        magnitude(rb).simd_eq(u64x8::ZERO).select(error.zero_sign, stepped)
-    } else {
-        stepped
-    };
+    let result =
+        if R::R == Rounding::Rm { magnitude(rb).simd_eq(u64x8::ZERO).select(zero_sign, stepped) } else { stepped };
     f64x8::from_bits(result)
 }
 
@@ -215,14 +214,6 @@ fn unless(exact: u64x8, error: f64x8) -> f64x8 {
 #[inline(always)]
 fn sign_bits(x: f64x8) -> u64x8 {
     x.to_bits() & u64x8::splat(F64.sign_bit())
-}
-
-/// x + y and its exact error (2Sum, any order of magnitudes).
-#[inline(always)]
-fn two_sum(x: f64x8, y: f64x8) -> (f64x8, f64x8) {
-    let s = x + y;
-    let y_part = s - x;
-    (s, (x - (s - y_part)) + (y - y_part))
 }
 
 struct Add;

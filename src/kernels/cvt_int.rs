@@ -6,8 +6,8 @@
 //!   apart, its significand shifted to the integer's units (left, exactly, or right with the
 //!   rounding of [`crate::round::shift_right_round`]), then clamped to the destination's
 //!   range; NaN gives 0 or the top-bit-only integer. Where the level rounds floats to integral
-//!   values in one instruction (AVX2, AVX-512) the f32 and f64 operands take [`float_lanes`]
-//!   instead.
+//!   values in one instruction (AVX2, AVX-512) every operand takes [`float_lanes`] instead
+//!   (f16 and bf16 widened to f32 first).
 //! - **integer → float**: the integer's value in f64 lanes — exact, or for 64-bit integers
 //!   an exact sum of two f64s — rounded as an f64 (or such a sum) is rounded to the format
 //!   ([`through_f64`]). `.sat` clamps to [+0, 1].
@@ -135,22 +135,27 @@ fn float_to_int(from: Format, to: IntType, a: u64x8, rnd: Rounding, ftz: bool) -
     nan.select(splat(nan_result), (inf_or_nan | huge | !in_range).select(saturated, value))
 }
 
-/// `cvt.{rni,rzi,rmi,rpi}{.ftz}{.sat}.int.{f32,f64}` in float lanes, for the levels that round
-/// to an integral value in one instruction (ROUNDPS/VRNDSCALE: AVX2 and AVX-512): the operand
-/// (flushed first under `.ftz`) rounded by Rust's `round_ties_even`/`trunc`/`floor`/`ceil`,
-/// then clamped to the integer's range ([`int_range`]) and converted (`f64_kernel`,
-/// `f32_narrow` and `f32_wide`: by the conversion instructions where the level has them, from
-/// the bits to 64-bit integers at AVX2), NaN giving 0 from f32 to at most 32 bits and the
-/// top-bit-only integer otherwise: the rules of [`crate::ops::cvt_int::float_to_int`].
+/// `cvt.{rni,rzi,rmi,rpi}{.ftz}{.sat}.int.{f16,bf16,f32,f64}` in float lanes, for the levels
+/// that round to an integral value in one instruction (ROUNDPS/VRNDSCALE: AVX2 and AVX-512):
+/// the operand (f16 and bf16 widened to f32, exactly; an f32 flushed first under `.ftz`)
+/// rounded by Rust's `round_ties_even`/`trunc`/`floor`/`ceil`, then clamped to the integer's
+/// range ([`int_range`]) and converted (`f64_kernel`, `f32_narrow` and `f32_wide`: by the
+/// conversion instructions where the level has them, from the bits to 64-bit integers at
+/// AVX2), NaN giving 0 from f16, bf16 and f32 to at most 32 bits and the top-bit-only integer
+/// otherwise: the rules of [`crate::ops::cvt_int::float_to_int`].
 mod float_lanes {
     #[cfg(target_arch = "x86_64")]
     use core::arch::x86_64::{_mm256_cvttpd_epi32, _mm512_cvttpd_epi64, _mm512_cvttpd_epu64};
 
     use super::{BytesKernel, Isa, Rounding};
     use crate::batch::Word;
+    #[cfg(target_arch = "x86_64")]
+    use crate::format::Format;
+    #[cfg(target_arch = "x86_64")]
+    use crate::kernels::half::widen_f16;
     use crate::kernels::lanes::{each, map_to};
     #[cfg(target_arch = "x86_64")]
-    use crate::kernels::simd::{f64x4, u32x4};
+    use crate::kernels::simd::{f64x4, u16x16, u32x4};
     use crate::kernels::simd::{f64x8, u64x8};
     use crate::ops::cvt_int::IntType;
     use crate::ptx::{Instr, Type};
@@ -205,17 +210,22 @@ mod float_lanes {
     lane!(f32, u32);
     lane!(f64, u64);
 
-    /// The kernel from `float`-bit operands (32 or 64) to `to`.
+    /// The kernel from operands of `float` bits (16: f16 and bf16, 32 or 64) to `to`.
     pub(super) fn select<L: Isa>(float: u32, to: IntType) -> Option<BytesKernel> {
         #[cfg(target_arch = "x86_64")]
-        if float == 32 {
-            return Some(match (to.bits(), to.is_signed()) {
-                (8, _) => f32_narrow::kernel::<L, u8>,
-                (16, _) => f32_narrow::kernel::<L, u16>,
-                (32, _) => f32_narrow::kernel::<L, u32>,
-                (_, true) => f32_wide::kernel::<L, true>,
-                (_, false) => f32_wide::kernel::<L, false>,
-            });
+        if float <= 32 {
+            macro_rules! from {
+                ($s:ty) => {
+                    match (to.bits(), to.is_signed()) {
+                        (8, _) => f32_narrow::kernel::<L, $s, u8>,
+                        (16, _) => f32_narrow::kernel::<L, $s, u16>,
+                        (32, _) => f32_narrow::kernel::<L, $s, u32>,
+                        (_, true) => f32_wide::kernel::<L, $s, true>,
+                        (_, false) => f32_wide::kernel::<L, $s, false>,
+                    }
+                };
+            }
+            return Some(if float == 16 { from!(u16) } else { from!(u32) });
         }
         if float != 64 {
             return None;
@@ -293,6 +303,36 @@ mod float_lanes {
         (if signed { -limit } else { 0.0 }, limit, u64::MAX >> (64 - magnitude_bits))
     }
 
+    /// The operand words of `f32_narrow` and `f32_wide`: f32 encodings, or f16 and bf16
+    /// encodings widened to f32, which holds every f16 and bf16 value exactly (a NaN stays a
+    /// NaN, which is all the conversion asks of it).
+    #[cfg(target_arch = "x86_64")]
+    trait F32Source: Word + Default {
+        /// The operands `a` of format `from` as f32 encodings.
+        fn widened<L: Isa>(from: Format, a: [Self; 16]) -> [u32; 16];
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    impl F32Source for u32 {
+        #[inline(always)]
+        fn widened<L: Isa>(_: Format, a: [u32; 16]) -> [u32; 16] {
+            a
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    impl F32Source for u16 {
+        /// f16 by [`widen_f16`] (F16C at AVX2 and above), bf16 by moving its bits to the top.
+        #[inline(always)]
+        fn widened<L: Isa>(from: Format, a: [u16; 16]) -> [u32; 16] {
+            if from == Format::F16 {
+                widen_f16::<L>(u16x16::new(a)).to_bits().to_array()
+            } else {
+                each(a, |h| u32::from(h) << 16)
+            }
+        }
+    }
+
     /// Eight integral values in [−2^31, 2^32) (or NaNs, replaced after) as their 32-bit
     /// two's complement words in 64-bit lanes, by AVX's CVTTPD2DQ four at a time: values from
     /// 2^31 on (u32) converted less 2^31, exactly, and the top bit set after.
@@ -327,11 +367,11 @@ mod float_lanes {
         negative.select(-magnitude, magnitude)
     }
 
-    /// f32 → integers of at most 32 bits, sixteen lanes at a time in f32x16: rounded as
-    /// above, clamped to [MIN, 2^(bits) or 2^(bits−1)) in float lanes, converted by
-    /// CVTTPS2DQ (unsigned values from 2^31 shifted down by 2^31 first and the top bit set
-    /// after); at or above the limit MAX, NaN 0. (Written with the portable lanes, LLVM kept
-    /// the conversion scalar.)
+    /// f32 (or f16, bf16 widened to it) → integers of at most 32 bits, sixteen lanes at a time
+    /// in f32x16: rounded as above, clamped to [MIN, 2^(bits) or 2^(bits−1)) in float lanes,
+    /// converted by CVTTPS2DQ (unsigned values from 2^31 shifted down by 2^31 first and the
+    /// top bit set after); at or above the limit MAX, NaN 0. (Written with the portable
+    /// lanes, LLVM kept the conversion scalar.)
     ///
     /// SAFETY (the intrinsics): selected only at levels with AVX2, whose loops are compiled
     /// with it, and AVX-512 for the 512-bit form; the intrinsics only compute.
@@ -339,25 +379,32 @@ mod float_lanes {
     mod f32_narrow {
         use core::arch::x86_64::{_mm256_cvttps_epi32, _mm512_cvttps_epi32};
 
-        use super::Isa;
+        use super::{F32Source, Isa};
         use crate::batch::Word;
+        use crate::format::Format;
         use crate::kernels::lanes::{each, join, map_to};
         use crate::kernels::simd::{f32x16, f32x8, u32x16, u32x8};
         use crate::ptx::{Instr, Type};
 
-        pub(in super::super) fn kernel<L: Isa, D: Word + Default>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+        pub(in super::super) fn kernel<L: Isa, S: F32Source, D: Word + Default>(
+            instr: &Instr,
+            srcs: &[&[u8]],
+            dst: &mut [u8],
+        ) {
             let Type::Int(to) = instr.ty() else { unreachable!("selected for an integer destination") };
-            let (ftz, rnd) = (instr.modifiers().ftz, instr.rounding());
+            let (from, rnd) = (instr.format(), instr.rounding());
+            let ftz = instr.modifiers().ftz && from == Format::F32;
             let (bits, signed) = (to.bits(), to.is_signed());
             let (lo, limit, max) = super::int_range(bits, signed);
             let (lo, limit, max) = (lo as f32, limit as f32, max as u32);
             let below = f32::from_bits(limit.to_bits() - 1);
             let two_31 = 2f32.powi(31);
-            map_to::<L, u32, D, 16, 1>(
+            map_to::<L, S, D, 16, 1>(
                 &[bytemuck::cast_slice(srcs[0])],
                 bytemuck::cast_slice_mut(dst),
                 #[inline(always)]
                 |[a]| {
+                    let a = S::widened::<L>(from, a);
                     let r = f32x16::new(super::integral::<f32, 16>(a, ftz, rnd));
                     let splat = f32x16::splat;
                     let c = r.fast_max(splat(lo)).fast_min(splat(below));
@@ -384,11 +431,11 @@ mod float_lanes {
         }
     }
 
-    /// f32 → 64-bit integers, sixteen lanes: rounded as above, clamped to [MIN, 2^64 or 2^63)
-    /// in float lanes, converted eight at a time — at AVX-512 by VCVTTPS2QQ or VCVTTPS2UQQ
-    /// (AVX-512DQ), at AVX2, which has no conversion to 64-bit integers, from the bits
-    /// ([`integer_from_bits`]); at or above the limit MAX, NaN the integer with only its top
-    /// bit set. (Rust's conversion stayed scalar here too.)
+    /// f32 (or f16, bf16 widened to it) → 64-bit integers, sixteen lanes: rounded as above,
+    /// clamped to [MIN, 2^64 or 2^63) in float lanes, converted eight at a time — at AVX-512
+    /// by VCVTTPS2QQ or VCVTTPS2UQQ (AVX-512DQ), at AVX2, which has no conversion to 64-bit
+    /// integers, from the bits ([`integer_from_bits`]); at or above the limit MAX, NaN the
+    /// integer with only its top bit set. (Rust's conversion stayed scalar here too.)
     ///
     /// SAFETY (the intrinsics): called only at AVX-512, whose loops are compiled with
     /// AVX-512DQ; the intrinsics only compute.
@@ -396,21 +443,28 @@ mod float_lanes {
     mod f32_wide {
         use core::arch::x86_64::{_mm512_cvttps_epi64, _mm512_cvttps_epu64};
 
-        use super::Isa;
+        use super::{F32Source, Isa};
+        use crate::format::Format;
         use crate::kernels::lanes::{each, join, map_to};
         use crate::kernels::simd::{f32x16, f32x8, u32x16, u32x8, u64x8};
         use crate::ptx::Instr;
 
-        pub(in super::super) fn kernel<L: Isa, const SIGNED: bool>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
-            let (ftz, rnd) = (instr.modifiers().ftz, instr.rounding());
+        pub(in super::super) fn kernel<L: Isa, S: F32Source, const SIGNED: bool>(
+            instr: &Instr,
+            srcs: &[&[u8]],
+            dst: &mut [u8],
+        ) {
+            let (from, rnd) = (instr.format(), instr.rounding());
+            let ftz = instr.modifiers().ftz && from == Format::F32;
             let (lo, limit, max) = super::int_range(64, SIGNED);
             let (lo, limit) = (lo as f32, limit as f32);
             let below = f32::from_bits(limit.to_bits() - 1);
-            map_to::<L, u32, u64, 16, 1>(
+            map_to::<L, S, u64, 16, 1>(
                 &[bytemuck::cast_slice(srcs[0])],
                 bytemuck::cast_slice_mut(dst),
                 #[inline(always)]
                 |[a]| {
+                    let a = S::widened::<L>(from, a);
                     let r = f32x16::new(super::integral::<f32, 16>(a, ftz, rnd));
                     let c = r.fast_max(f32x16::splat(lo)).fast_min(f32x16::splat(below));
                     let (high, nan) = (r.simd_ge(f32x16::splat(limit)).to_bits(), r.is_nan().to_bits());

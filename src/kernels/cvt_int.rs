@@ -782,48 +782,35 @@ mod through_f64 {
             }
         }
 
+        /// `$signed::<IMM>($x)` where SIGNED, else `$unsigned::<IMM>($x)`, IMM the immediate
+        /// of direction `R`.
+        macro_rules! by_direction {
+            ($signed:ident, $unsigned:ident, $x:expr) => {
+                unsafe {
+                    match (R::R, SIGNED) {
+                        (Rounding::Rn, true) => $signed::<RN>($x),
+                        (Rounding::Rn, false) => $unsigned::<RN>($x),
+                        (Rounding::Rz, true) => $signed::<RZ>($x),
+                        (Rounding::Rz, false) => $unsigned::<RZ>($x),
+                        (Rounding::Rm, true) => $signed::<RM>($x),
+                        (Rounding::Rm, false) => $unsigned::<RM>($x),
+                        (Rounding::Rp, true) => $signed::<RP>($x),
+                        (Rounding::Rp, false) => $unsigned::<RP>($x),
+                    }
+                }
+            };
+        }
+
         /// VCVT(U)QQ2PD in direction `R`.
         #[inline(always)]
         fn to_f64<R: Dir, const SIGNED: bool>(x: __m512i) -> __m512d {
-            macro_rules! by {
-                ($imm:ident) => {
-                    unsafe {
-                        if SIGNED {
-                            _mm512_cvt_roundepi64_pd::<$imm>(x)
-                        } else {
-                            _mm512_cvt_roundepu64_pd::<$imm>(x)
-                        }
-                    }
-                };
-            }
-            match R::R {
-                Rounding::Rn => by!(RN),
-                Rounding::Rz => by!(RZ),
-                Rounding::Rm => by!(RM),
-                Rounding::Rp => by!(RP),
-            }
+            by_direction!(_mm512_cvt_roundepi64_pd, _mm512_cvt_roundepu64_pd, x)
         }
 
         /// VCVT(U)QQ2PS in direction `R`.
         #[inline(always)]
         fn to_f32<R: Dir, const SIGNED: bool>(x: __m512i) -> __m256 {
-            macro_rules! by {
-                ($imm:ident) => {
-                    unsafe {
-                        if SIGNED {
-                            _mm512_cvt_roundepi64_ps::<$imm>(x)
-                        } else {
-                            _mm512_cvt_roundepu64_ps::<$imm>(x)
-                        }
-                    }
-                };
-            }
-            match R::R {
-                Rounding::Rn => by!(RN),
-                Rounding::Rz => by!(RZ),
-                Rounding::Rm => by!(RM),
-                Rounding::Rp => by!(RP),
-            }
+            by_direction!(_mm512_cvt_roundepi64_ps, _mm512_cvt_roundepu64_ps, x)
         }
 
         /// The integers rounded to odd at f32's precision, as f32 encodings.

@@ -258,7 +258,7 @@ mod float_lanes {
 
     /// f64 → every integer type, eight lanes at a time: rounded as above, clamped to [MIN,
     /// 2^(bits) or 2^(bits−1)) in float lanes, converted — at AVX-512 by VCVTTPD2QQ (or
-    /// VCVTTPD2UQQ to u64), at AVX2 to 64 bits from the bits ([`integer_from_bits`]) and to
+    /// VCVTTPD2UQQ to u64), at AVX2 to 64 bits by halves ([`integer_from_f64`]) and to
     /// at most 32 by CVTTPD2DQ ([`to_32_bit_words`]) — and the word's low `bits` kept; at or
     /// above the limit MAX, NaN the integer with only its top bit set.
     ///
@@ -282,11 +282,11 @@ mod float_lanes {
                 let v = match (L::AVX512, !SIGNED && bits == 64, bits) {
                     (true, true, _) => u64x8::from(unsafe { _mm512_cvttpd_epu64(c.into()) }),
                     (true, false, _) => u64x8::from(unsafe { _mm512_cvttpd_epi64(c.into()) }),
-                    (false, _, 64) => integer_from_bits::<52, 11>(c.to_bits()),
+                    (false, _, 64) => integer_from_f64(c),
                     (false, _, _) => to_32_bit_words(c),
                 };
                 #[cfg(not(target_arch = "x86_64"))]
-                let v = integer_from_bits::<52, 11>(c.to_bits());
+                let v = integer_from_f64(c);
                 let v = r.simd_ge(f64x8::splat(limit)).to_bits().select(u64x8::splat(max), v);
                 let v = r.is_nan().to_bits().select(u64x8::splat(1 << (bits - 1)), v);
                 each(v.to_array(), D::from_u64)
@@ -350,21 +350,20 @@ mod float_lanes {
         v | (high & u64x8::splat(1 << 31))
     }
 
-    /// Integral values of magnitude below 2^64 (or NaNs, replaced after), given as the bits
-    /// of floats with `FRAC` fraction and `EXP` exponent bits in 64-bit lanes, as 64-bit two's
-    /// complement words, exactly: the significand with its hidden bit times 2^(exponent − bias
-    /// − FRAC), a left shift from that exponent on and a right shift below it, which drops
-    /// only zero bits of an integral value (a zero, whose biased exponent is 0, shifts out
-    /// entirely), then negated where the sign is set. For the levels without a conversion to
-    /// 64-bit integers (AVX2 has none).
+    /// Integral values in [−2^63, 2^64) (or NaNs, replaced after) as their 64-bit two's
+    /// complement words, exactly, in f64 lanes: the high half `h = ⌊c · 2^−32⌋` (in
+    /// [−2^31, 2^32)) and the low half `c − h · 2^32` (in [0, 2^32)) are integers each
+    /// computed exactly (a power-of-two scaling, a rounding to integral, a difference that is
+    /// itself an f64), and each plus 1.5 · 2^52 holds its value modulo 2^32 in the low 32
+    /// bits of its encoding (the sum's unit is 1 for magnitudes below 2^51); the word is the
+    /// high half's 32 bits above the low half's. For the levels without a conversion to 64-bit
+    /// integers (AVX2 has none).
     #[inline(always)]
-    fn integer_from_bits<const FRAC: u32, const EXP: u32>(b: u64x8) -> u64x8 {
-        let units = (1u64 << (EXP - 1)) - 1 + u64::from(FRAC);
-        let e = (b >> FRAC) & u64x8::splat((1 << EXP) - 1);
-        let m = (b & u64x8::splat((1 << FRAC) - 1)) | u64x8::splat(1 << FRAC);
-        let magnitude = e.simd_ge(u64x8::splat(units)).select(m << (e - units), m >> (units - e));
-        let negative = (b >> (FRAC + EXP)).simd_ne(u64x8::ZERO);
-        negative.select(-magnitude, magnitude)
+    fn integer_from_f64(c: f64x8) -> u64x8 {
+        let high = f64x8::new(each((c * f64x8::splat(2f64.powi(-32))).to_array(), f64::floor));
+        let low = c - high * f64x8::splat(2f64.powi(32));
+        let magic = f64x8::splat(1.5 * 2f64.powi(52));
+        ((high + magic).to_bits() << 32) | ((low + magic).to_bits() & u64x8::splat(u64::from(u32::MAX)))
     }
 
     /// f32 (or f16, bf16 widened to it) → integers of at most 32 bits, sixteen lanes at a time
@@ -434,7 +433,7 @@ mod float_lanes {
     /// f32 (or f16, bf16 widened to it) → 64-bit integers, sixteen lanes: rounded as above,
     /// clamped to [MIN, 2^64 or 2^63) in float lanes, converted eight at a time — at AVX-512
     /// by VCVTTPS2QQ or VCVTTPS2UQQ (AVX-512DQ), at AVX2, which has no conversion to 64-bit
-    /// integers, from the bits ([`integer_from_bits`]); at or above the limit MAX, NaN the
+    /// integers, exactly as f64s ([`integer_from_f64`]); at or above the limit MAX, NaN the
     /// integer with only its top bit set. (Rust's conversion stayed scalar here too.)
     ///
     /// SAFETY (the intrinsics): called only at AVX-512, whose loops are compiled with
@@ -446,7 +445,7 @@ mod float_lanes {
         use super::{F32Source, Isa};
         use crate::format::Format;
         use crate::kernels::lanes::{each, join, map_to};
-        use crate::kernels::simd::{f32x16, f32x8, u32x16, u32x8, u64x8};
+        use crate::kernels::simd::{f32x16, f32x8, f64x8, u32x16, u32x8, u64x8};
         use crate::ptx::Instr;
 
         pub(in super::super) fn kernel<L: Isa, S: F32Source, const SIGNED: bool>(
@@ -480,7 +479,7 @@ mod float_lanes {
         #[inline(always)]
         fn convert<L: Isa, const SIGNED: bool>(c: f32x8, high: u32x8, nan: u32x8, max: u64) -> [u64; 8] {
             let v = if !L::AVX512 {
-                super::integer_from_bits::<23, 8>(u64x8::new(each(c.to_bits().to_array(), u64::from)))
+                super::integer_from_f64(f64x8::from_f32(c))
             } else if SIGNED {
                 u64x8::from(unsafe { _mm512_cvttps_epi64(c.into()) })
             } else {

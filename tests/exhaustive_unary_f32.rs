@@ -18,8 +18,8 @@
 //! - `MUFU.X` is the function, `MUFU.X.SAT` its result through `round::saturate`;
 //! - `rcp`, `rsqrt`, `sqrt`, `lg2` and `ex2` `.approx.ftz.f32` and `tanh.approx.f32` are the
 //!   function itself;
-//! - `sin` and `cos` `.approx{.ftz}.f32` are the function of `FMUL.RZ(x, 0x3E22F983)` (the
-//!   scalar `mul.rz.f32`; `.ftz` changes nothing there);
+//! - `sin` and `cos` `.approx{.ftz}.f32` are the function of `FMUL.RZ(x, 0x3E22F983)`, which
+//!   the host computes ([`turns`]; `.ftz` changes nothing there);
 //! - the other `.approx.f32` forms are the function itself outside the inputs that take a
 //!   scaling branch, where `eval_unchecked` is called: for `rsqrt`, `sqrt` and `lg2` the inputs
 //!   below FLT_MIN in magnitude and the NaNs; for `ex2` the inputs not ≥ −126 (NaNs included);
@@ -43,7 +43,6 @@
 use std::cmp::Ordering;
 
 use common::side;
-use ptxfp::ops::mul::mul;
 use ptxfp::ptx::{catalog, MufuFn};
 use ptxfp::round::saturate;
 use ptxfp::{mufu, Format, Instr, Opcode, Rounding, Target, Type};
@@ -368,6 +367,24 @@ const GROUPS: [(&str, Group); 12] = {
     ]
 };
 
+/// `FMUL.RZ(x, 1/2π)` from the host's arithmetic: the product of two f32s is exact in f64
+/// (48 significant bits, exponents far inside its range), and its rounding toward zero to
+/// f32 is the rounding to nearest (`as f32`, subnormals and overflow included) stepped one
+/// encoding toward zero where that went away from zero; a NaN gives the canonical NaN
+/// (docs/semantics.md §4).
+fn turns(x: u32) -> u32 {
+    let exact = f64::from(f32::from_bits(x)) * f64::from(f32::from_bits(INV_2PI));
+    if exact.is_nan() {
+        return F32.canonical_nan() as u32;
+    }
+    let nearest = exact as f32;
+    if f64::from(nearest).abs() > exact.abs() {
+        nearest.to_bits() - 1
+    } else {
+        nearest.to_bits()
+    }
+}
+
 /// The group's function at the argument of each input of `xs`, and where the group has a
 /// `side`, on which side of the exact value it lies (equal at an exact input or a NaN), into
 /// `values`.
@@ -376,7 +393,7 @@ fn values(group: &Group, xs: &[u32], values: &mut Vec<(u32, Ordering)>) {
     let function = group.function;
     values.extend(xs.iter().map(|&x| match group.argument {
         Argument::Input => (function(x), Ordering::Equal),
-        Argument::Turns => (function(mul(F32, x.into(), INV_2PI.into(), Rounding::Rz, false) as u32), Ordering::Equal),
+        Argument::Turns => (function(turns(x)), Ordering::Equal),
     }));
     if let Some(side) = group.side {
         for (&x, (v, s)) in xs.iter().zip(values.iter_mut()) {

@@ -10,7 +10,8 @@
 //!   (f16 and bf16 widened to f32 first).
 //! - **integer → float**: the integer's value in f64 lanes — exact, or for 64-bit integers
 //!   an exact sum of two f64s — rounded as an f64 (or such a sum) is rounded to the format
-//!   ([`through_f64`]). `.sat` clamps to [+0, 1].
+//!   ([`through_f64`]); to f16 the integer, clamped to ±2^17, exactly in f32 lanes
+//!   ([`to_f16`]). `.sat` clamps to [+0, 1].
 
 use super::lanes::{each, map_to};
 use super::level::Isa;
@@ -32,7 +33,10 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
     let (int, side) = instr.integer_side()?;
     let float = instr.format().bits();
     if side == IntSide::Source {
-        return Some(Kernel::Bytes(through_f64::select::<L>(int, instr.format(), instr.rounding())));
+        let (to, rnd) = (instr.format(), instr.rounding());
+        let kernel =
+            if to == Format::F16 { to_f16::select::<L>(int, rnd) } else { through_f64::select::<L>(int, to, rnd) };
+        return Some(Kernel::Bytes(kernel));
     }
     if L::AVX2 {
         if let Some(kernel) = float_lanes::select::<L>(float, int) {
@@ -502,12 +506,13 @@ mod float_lanes {
 /// *Handbook of Floating-Point Arithmetic*, ch. 4). `.sat` clamps the integer to [0, 1]
 /// first ([`crate::round::saturate`]: +0 for every integer up to 0, 1 from 1 on). The value
 /// is then rounded to the format in the direction as convert.rs rounds an f64: to f32 by
-/// [`narrow_f64`](super::super::arith_f32::narrow), to f16 and bf16 rounded to odd at f32's
+/// [`narrow_f64`](super::super::arith_f32::narrow), to bf16 rounded to odd at f32's
 /// precision and then by [`round_to_half`], a 64-bit source's `s + e` rounded to odd at f64's
 /// precision first ([`to_odd`]: 53 bits keep every later rounding correct) and to f64 by
 /// [`directed`]. One rounding of the exact value is what [`crate::ops::cvt_int::int_to_float`]
 /// defines; where the format holds every integer of the source (8-bit integers to every
 /// format, 16-bit to f32 and f64, 32-bit to f64) it is exact and the direction changes nothing.
+/// (f16 destinations are [`to_f16`]'s.)
 mod through_f64 {
     use super::{BytesKernel, Isa};
     use crate::batch::Word;
@@ -551,7 +556,7 @@ mod through_f64 {
         macro_rules! dests {
             ($dir:ty) => {
                 match to {
-                    Format::F16 => sources!(ToF16, $dir),
+                    Format::F16 => unreachable!("f16 destinations are to_f16's"),
                     Format::BF16 => sources!(ToBf16, $dir),
                     Format::F32 => sources!(ToF32, $dir),
                     Format::F64 => sources!(ToF64, $dir),
@@ -580,38 +585,9 @@ mod through_f64 {
         }
     }
 
-    struct ToF16;
     struct ToBf16;
     struct ToF32;
     struct ToF64;
-
-    /// The values rounded to odd at f32's precision, then to `to` (module documentation of
-    /// convert.rs: 24 bits keep every rounding to the 11 or 8 of f16 and bf16 correct).
-    #[inline(always)]
-    fn to_half<L: Isa, R: Dir>(to: Format, v: [f64; N]) -> [u16; N] {
-        let half = |i: usize| f64x8::new(build(|j| v[8 * i + j]));
-        let odd = u32x16::new(join(odd_f32(half(0)), odd_f32(half(1))));
-        each(round_to_half::<L, R>(odd, to).to_array(), |w| w as u16)
-    }
-
-    impl Dest for ToF16 {
-        const FMT: Format = Format::F16;
-        type Word = u16;
-        /// f32's fields moved into f16's: the exponent rebiased (127 → 15), the fraction's
-        /// low 13 bits (zero for these values) dropped.
-        #[inline(always)]
-        fn encode(v: f64) -> u16 {
-            let b = (v as f32).to_bits();
-            let magnitude = b & 0x7FFF_FFFF;
-            let rebiased = (magnitude >> 13).wrapping_sub((127 - 15) << 10);
-            let magnitude = if magnitude == 0 { 0 } else { rebiased };
-            (b >> 16 & 0x8000 | magnitude) as u16
-        }
-        #[inline(always)]
-        fn round<L: Isa, R: Dir>(v: [f64; N]) -> [u16; N] {
-            to_half::<L, R>(Self::FMT, v)
-        }
-    }
 
     impl Dest for ToBf16 {
         const FMT: Format = Format::BF16;
@@ -621,9 +597,13 @@ mod through_f64 {
         fn encode(v: f64) -> u16 {
             ((v as f32).to_bits() >> 16) as u16
         }
+        /// The values rounded to odd at f32's precision, then to bf16 (module documentation
+        /// of convert.rs: 24 bits keep every rounding to bf16's 8 correct).
         #[inline(always)]
         fn round<L: Isa, R: Dir>(v: [f64; N]) -> [u16; N] {
-            to_half::<L, R>(Self::FMT, v)
+            let half = |i: usize| f64x8::new(build(|j| v[8 * i + j]));
+            let odd = u32x16::new(join(odd_f32(half(0)), odd_f32(half(1))));
+            each(round_to_half::<L, R>(odd, Self::FMT).to_array(), |w| w as u16)
         }
     }
 
@@ -737,7 +717,7 @@ mod through_f64 {
 
     /// 64-bit integers at AVX-512, by AVX-512DQ's conversions with the direction embedded in
     /// the instruction ([`embedded_rounding`]): VCVTQQ2PD/VCVTUQQ2PD to f64, VCVTQQ2PS/VCVTUQQ2PS
-    /// to f32; to f16 and bf16 the f32 conversion toward zero with its last bit set where
+    /// to f32; to bf16 the f32 conversion toward zero with its last bit set where
     /// converting it back (VCVTTPS2QQ/UQQ, exact for an integral value below 2^64) does not
     /// give the integer — the integer rounded to odd at f32's precision — then
     /// [`round_to_half`].
@@ -774,10 +754,11 @@ mod through_f64 {
                     let f32_bits = |x: __m512i| f32x8::from(to_f32::<R, SIGNED>(x)).to_bits().to_array();
                     each(join(f32_bits(lo), f32_bits(hi)), u64::from)
                 }
-                Format::F16 | Format::BF16 => {
+                Format::BF16 => {
                     let odd = u32x16::new(join(odd_f32::<SIGNED>(lo), odd_f32::<SIGNED>(hi)));
                     each(round_to_half::<L, R>(odd, to).to_array(), u64::from)
                 }
+                Format::F16 => unreachable!("f16 destinations are to_f16's"),
             }
         }
 
@@ -828,5 +809,84 @@ mod through_f64 {
             let odd = u32x8::new(each(inexact.to_array(), |m| m as u32)) & u32x8::splat(1);
             (bits | odd).to_array()
         }
+    }
+}
+
+/// `cvt.{rn,rz,rm,rp}{.sat}.f16.int` from every integer type, sixteen at a time in f32 lanes:
+/// the integer, clamped to [−2^17, 2^17], is exact in f32 (24 bits) and is rounded to f16 in
+/// the direction by [`round_to_half`] (F16C at AVX2 and above). The clamp changes no result:
+/// f16's largest finite value is 65504 and every magnitude from 65520 on rounds to nearest to
+/// ∞, so each integer of magnitude ≥ 2^16 gives in each direction what ±2^17 gives (±∞ or
+/// ±65504), which is [`crate::ops::cvt_int::int_to_float`]'s one rounding of the exact value.
+/// `.sat` clamps the integer to [0, 1] ([`crate::round::saturate`]: +0 for every integer up to
+/// 0, 1 from 1 on); 8-bit integers are exact in f16.
+mod to_f16 {
+    use super::{BytesKernel, Isa};
+    use crate::batch::Word;
+    use crate::format::Format;
+    use crate::kernels::convert::round_to_half;
+    use crate::kernels::lanes::{each, map_to, Dir, Rm, Rn, Rp, Rz};
+    use crate::kernels::simd::u32x16;
+    use crate::ops::cvt_int::IntType;
+    use crate::ptx::Instr;
+    use crate::round::Rounding;
+
+    /// The clamp's bound, beyond f16's range (65504) and its rounding boundary (65520).
+    const BOUND: i32 = 1 << 17;
+
+    /// The kernel from `from` in direction `rnd`.
+    pub(super) fn select<L: Isa>(from: IntType, rnd: Rounding) -> BytesKernel {
+        macro_rules! sources {
+            ($dir:ty) => {
+                match (from.bits(), from.is_signed()) {
+                    (8, true) => kernel::<L, u8, $dir, true>,
+                    (8, false) => kernel::<L, u8, $dir, false>,
+                    (16, true) => kernel::<L, u16, $dir, true>,
+                    (16, false) => kernel::<L, u16, $dir, false>,
+                    (32, true) => kernel::<L, u32, $dir, true>,
+                    (32, false) => kernel::<L, u32, $dir, false>,
+                    (_, true) => kernel::<L, u64, $dir, true>,
+                    (_, false) => kernel::<L, u64, $dir, false>,
+                }
+            };
+        }
+        // 8-bit integers are exact: one kernel.
+        match if from.bits() == 8 { Rounding::Rn } else { rnd } {
+            Rounding::Rn => sources!(Rn),
+            Rounding::Rz => sources!(Rz),
+            Rounding::Rm => sources!(Rm),
+            Rounding::Rp => sources!(Rp),
+        }
+    }
+
+    /// The integer the word `w` (two's complement where `SIGNED`) stands for, clamped to
+    /// [−[`BOUND`], [`BOUND`]] (words of 16 bits or fewer lie inside).
+    #[inline(always)]
+    fn clamped<S: Word, const SIGNED: bool>(w: S) -> i32 {
+        let w = w.to_u64();
+        match (S::BITS, SIGNED) {
+            (8, true) => i32::from(w as u8 as i8),
+            (16, true) => i32::from(w as u16 as i16),
+            (8 | 16, false) => w as i32,
+            (32, true) => (w as u32 as i32).clamp(-BOUND, BOUND),
+            (32, false) => (w as u32).min(BOUND as u32) as i32,
+            (_, true) => (w as i64).clamp(-i64::from(BOUND), i64::from(BOUND)) as i32,
+            (_, false) => w.min(BOUND as u64) as i32,
+        }
+    }
+
+    fn kernel<L: Isa, S: Word + Default, R: Dir, const SIGNED: bool>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+        let sat = instr.modifiers().sat;
+        map_to::<L, S, u16, 16, 1>(
+            &[bytemuck::cast_slice(srcs[0])],
+            bytemuck::cast_slice_mut(dst),
+            #[inline(always)]
+            |[a]| {
+                let v = each(a, clamped::<S, SIGNED>);
+                let v = if sat { each(v, |x| x.clamp(0, 1)) } else { v };
+                let f32_bits = u32x16::new(each(v, |x| (x as f32).to_bits()));
+                each(round_to_half::<L, R>(f32_bits, Format::F16).to_array(), |w| w as u16)
+            },
+        );
     }
 }

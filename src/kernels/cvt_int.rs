@@ -10,8 +10,8 @@
 //!   (f16 and bf16 widened to f32 first).
 //! - **integer → float**: the integer's value in f64 lanes — exact, or for 64-bit integers
 //!   an exact sum of two f64s — rounded as an f64 (or such a sum) is rounded to the format
-//!   ([`through_f64`]); to f16 the integer, clamped to ±2^17, exactly in f32 lanes
-//!   ([`to_f16`]). `.sat` clamps to [+0, 1].
+//!   ([`through_f64`]); to f16, and to bf16 from at most 32 bits, an f32 that rounds as the
+//!   integer does ([`to_half`]). `.sat` clamps to [+0, 1].
 
 use super::lanes::{each, map_to};
 use super::level::Isa;
@@ -34,8 +34,11 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
     let float = instr.format().bits();
     if side == IntSide::Source {
         let (to, rnd) = (instr.format(), instr.rounding());
-        let kernel =
-            if to == Format::F16 { to_f16::select::<L>(int, rnd) } else { through_f64::select::<L>(int, to, rnd) };
+        let kernel = match to {
+            Format::F16 => to_half::select::<L>(int, to, rnd),
+            Format::BF16 if int.bits() <= 32 => to_half::select::<L>(int, to, rnd),
+            _ => through_f64::select::<L>(int, to, rnd),
+        };
         return Some(Kernel::Bytes(kernel));
     }
     if L::AVX2 {
@@ -512,7 +515,7 @@ mod float_lanes {
 /// [`directed`]. One rounding of the exact value is what [`crate::ops::cvt_int::int_to_float`]
 /// defines; where the format holds every integer of the source (8-bit integers to every
 /// format, 16-bit to f32 and f64, 32-bit to f64) it is exact and the direction changes nothing.
-/// (f16 destinations are [`to_f16`]'s.)
+/// (f16, and bf16 from at most 32 bits, are [`to_half`]'s.)
 mod through_f64 {
     use super::{BytesKernel, Isa};
     use crate::batch::Word;
@@ -556,8 +559,10 @@ mod through_f64 {
         macro_rules! dests {
             ($dir:ty) => {
                 match to {
-                    Format::F16 => unreachable!("f16 destinations are to_f16's"),
-                    Format::BF16 => sources!(ToBf16, $dir),
+                    Format::F16 => unreachable!("f16 destinations are to_half's"),
+                    // From at most 32 bits, to_half's.
+                    Format::BF16 if from.is_signed() => wide_kernel::<L, ToBf16, $dir, true>,
+                    Format::BF16 => wide_kernel::<L, ToBf16, $dir, false>,
                     Format::F32 => sources!(ToF32, $dir),
                     Format::F64 => sources!(ToF64, $dir),
                 }
@@ -571,18 +576,23 @@ mod through_f64 {
         }
     }
 
-    /// A destination format: its word, the encoding of an integral f64 value it holds, and
-    /// the encodings of sixteen values rounded to it in direction `R`: f64 values (exact, or
-    /// rounded to odd at f64's precision), or exact sums `s + e` of f64 lanes.
+    /// A destination format: its word and the encodings of sixteen values rounded to it in
+    /// direction `R`: f64 values (exact, or rounded to odd at f64's precision), or exact sums
+    /// `s + e` of f64 lanes.
     trait Dest {
         const FMT: Format;
         type Word: Word + Default;
-        fn encode(v: f64) -> Self::Word;
         fn round<L: Isa, R: Dir>(v: [f64; N]) -> [Self::Word; N];
         #[inline(always)]
         fn round_sum<L: Isa, R: Dir>(s: [f64x8; 2], e: [f64x8; 2]) -> [Self::Word; N] {
             Self::round::<L, R>(join(to_odd(s[0], e[0]).to_array(), to_odd(s[1], e[1]).to_array()))
         }
+    }
+
+    /// A destination that integers of at most 32 bits reach: the encoding of an integral f64
+    /// value it holds.
+    trait Encode: Dest {
+        fn encode(v: f64) -> Self::Word;
     }
 
     struct ToBf16;
@@ -592,11 +602,6 @@ mod through_f64 {
     impl Dest for ToBf16 {
         const FMT: Format = Format::BF16;
         type Word = u16;
-        /// bf16 is f32's upper half (the lower is zero for these values).
-        #[inline(always)]
-        fn encode(v: f64) -> u16 {
-            ((v as f32).to_bits() >> 16) as u16
-        }
         /// The values rounded to odd at f32's precision, then to bf16 (module documentation
         /// of convert.rs: 24 bits keep every rounding to bf16's 8 correct).
         #[inline(always)]
@@ -607,13 +612,16 @@ mod through_f64 {
         }
     }
 
-    impl Dest for ToF32 {
-        const FMT: Format = Format::F32;
-        type Word = u32;
+    impl Encode for ToF32 {
         #[inline(always)]
         fn encode(v: f64) -> u32 {
             (v as f32).to_bits()
         }
+    }
+
+    impl Dest for ToF32 {
+        const FMT: Format = Format::F32;
+        type Word = u32;
         #[inline(always)]
         fn round<L: Isa, R: Dir>(v: [f64; N]) -> [u32; N] {
             let half = |i: usize| narrow_f64::<R, false>(f64x8::new(build(|j| v[8 * i + j]))).to_array();
@@ -621,13 +629,16 @@ mod through_f64 {
         }
     }
 
-    impl Dest for ToF64 {
-        const FMT: Format = Format::F64;
-        type Word = u64;
+    impl Encode for ToF64 {
         #[inline(always)]
         fn encode(v: f64) -> u64 {
             v.to_bits()
         }
+    }
+
+    impl Dest for ToF64 {
+        const FMT: Format = Format::F64;
+        type Word = u64;
         /// Every integer of at most 32 bits is exact in f64.
         #[inline(always)]
         fn round<L: Isa, R: Dir>(v: [f64; N]) -> [u64; N] {
@@ -657,7 +668,7 @@ mod through_f64 {
 
     /// The kernel from integers of at most 32 bits; `EXACT` where `D` holds every integer of
     /// `S` (`R` then plays no part).
-    fn kernel<L: Isa, S: Word + Default, D: Dest, R: Dir, const SIGNED: bool, const EXACT: bool>(
+    fn kernel<L: Isa, S: Word + Default, D: Encode, R: Dir, const SIGNED: bool, const EXACT: bool>(
         instr: &Instr,
         srcs: &[&[u8]],
         dst: &mut [u8],
@@ -758,7 +769,7 @@ mod through_f64 {
                     let odd = u32x16::new(join(odd_f32::<SIGNED>(lo), odd_f32::<SIGNED>(hi)));
                     each(round_to_half::<L, R>(odd, to).to_array(), u64::from)
                 }
-                Format::F16 => unreachable!("f16 destinations are to_f16's"),
+                Format::F16 => unreachable!("f16 destinations are to_half's"),
             }
         }
 
@@ -812,15 +823,14 @@ mod through_f64 {
     }
 }
 
-/// `cvt.{rn,rz,rm,rp}{.sat}.f16.int` from every integer type, sixteen at a time in f32 lanes:
-/// the integer, clamped to [−2^17, 2^17], is exact in f32 (24 bits) and is rounded to f16 in
-/// the direction by [`round_to_half`] (F16C at AVX2 and above). The clamp changes no result:
-/// f16's largest finite value is 65504 and every magnitude from 65520 on rounds to nearest to
-/// ∞, so each integer of magnitude ≥ 2^16 gives in each direction what ±2^17 gives (±∞ or
-/// ±65504), which is [`crate::ops::cvt_int::int_to_float`]'s one rounding of the exact value.
-/// `.sat` clamps the integer to [0, 1] ([`crate::round::saturate`]: +0 for every integer up to
-/// 0, 1 from 1 on); 8-bit integers are exact in f16.
-mod to_f16 {
+/// `cvt.{rn,rz,rm,rp}{.sat}.{f16,bf16}.int` from every integer type to f16 and from those of at
+/// most 32 bits to bf16, sixteen at a time in f32 lanes: the integer becomes an f32 that
+/// rounds to the format as the integer does ([`as_f32`]), which [`round_to_half`] rounds in the
+/// direction (F16C to f16 at AVX2 and above). One rounding of the exact value is what
+/// [`crate::ops::cvt_int::int_to_float`] defines; `.sat` clamps the integer to [0, 1] first
+/// ([`crate::round::saturate`]: +0 for every integer up to 0, 1 from 1 on); 8-bit integers
+/// are exact in both formats.
+mod to_half {
     use super::{BytesKernel, Isa};
     use crate::batch::Word;
     use crate::format::Format;
@@ -831,61 +841,106 @@ mod to_f16 {
     use crate::ptx::Instr;
     use crate::round::Rounding;
 
-    /// The clamp's bound, beyond f16's range (65504) and its rounding boundary (65520).
+    /// The f16 clamp's bound, beyond f16's range (65504) and its rounding boundary (65520).
     const BOUND: i32 = 1 << 17;
 
-    /// The kernel from `from` in direction `rnd`.
-    pub(super) fn select<L: Isa>(from: IntType, rnd: Rounding) -> BytesKernel {
+    /// The kernel from `from` to `to` (f16, or bf16 from at most 32 bits) in direction `rnd`.
+    pub(super) fn select<L: Isa>(from: IntType, to: Format, rnd: Rounding) -> BytesKernel {
         macro_rules! sources {
-            ($dir:ty) => {
+            ($dir:ty, $bf16:literal) => {
                 match (from.bits(), from.is_signed()) {
-                    (8, true) => kernel::<L, u8, $dir, true>,
-                    (8, false) => kernel::<L, u8, $dir, false>,
-                    (16, true) => kernel::<L, u16, $dir, true>,
-                    (16, false) => kernel::<L, u16, $dir, false>,
-                    (32, true) => kernel::<L, u32, $dir, true>,
-                    (32, false) => kernel::<L, u32, $dir, false>,
-                    (_, true) => kernel::<L, u64, $dir, true>,
-                    (_, false) => kernel::<L, u64, $dir, false>,
+                    (8, true) => kernel::<L, u8, $dir, true, $bf16>,
+                    (8, false) => kernel::<L, u8, $dir, false, $bf16>,
+                    (16, true) => kernel::<L, u16, $dir, true, $bf16>,
+                    (16, false) => kernel::<L, u16, $dir, false, $bf16>,
+                    (32, true) => kernel::<L, u32, $dir, true, $bf16>,
+                    (32, false) => kernel::<L, u32, $dir, false, $bf16>,
+                    (_, true) => kernel::<L, u64, $dir, true, false>,
+                    (_, false) => kernel::<L, u64, $dir, false, false>,
+                }
+            };
+        }
+        macro_rules! dests {
+            ($dir:ty) => {
+                match to {
+                    Format::F16 => sources!($dir, false),
+                    _ => {
+                        assert!(to == Format::BF16 && from.bits() <= 32, "{to:?} from {from:?} is through_f64's");
+                        sources!($dir, true)
+                    }
                 }
             };
         }
         // 8-bit integers are exact: one kernel.
         match if from.bits() == 8 { Rounding::Rn } else { rnd } {
-            Rounding::Rn => sources!(Rn),
-            Rounding::Rz => sources!(Rz),
-            Rounding::Rm => sources!(Rm),
-            Rounding::Rp => sources!(Rp),
+            Rounding::Rn => dests!(Rn),
+            Rounding::Rz => dests!(Rz),
+            Rounding::Rm => dests!(Rm),
+            Rounding::Rp => dests!(Rp),
         }
     }
 
-    /// The integer the word `w` (two's complement where `SIGNED`) stands for, clamped to
-    /// [−[`BOUND`], [`BOUND`]] (words of 16 bits or fewer lie inside).
+    /// The integer of the word `w` (two's complement where `SIGNED`) as the encoding of an
+    /// f32 that every direction rounds to the format as it rounds the integer: to f16 the
+    /// integer clamped to ±[`BOUND`], exact (f16's largest finite value is 65504 and every
+    /// magnitude from 65520 on rounds to nearest to ∞, so each integer of magnitude ≥ 2^16
+    /// gives in each direction what ±2^17 gives: ±∞ or ±65504); to bf16 the integer itself
+    /// below 2^24 in magnitude, exact, and from 2^24 on its magnitude's bits below bit 8 folded
+    /// into bit 8 (sticky), which leaves 24 significant bits and changes no rounding to bf16's
+    /// 8, whose last place is then bit 16 or above.
     #[inline(always)]
-    fn clamped<S: Word, const SIGNED: bool>(w: S) -> i32 {
+    fn as_f32<S: Word, const SIGNED: bool, const BF16: bool>(w: S) -> u32 {
         let w = w.to_u64();
-        match (S::BITS, SIGNED) {
-            (8, true) => i32::from(w as u8 as i8),
-            (16, true) => i32::from(w as u16 as i16),
-            (8 | 16, false) => w as i32,
-            (32, true) => (w as u32 as i32).clamp(-BOUND, BOUND),
-            (32, false) => (w as u32).min(BOUND as u32) as i32,
-            (_, true) => (w as i64).clamp(-i64::from(BOUND), i64::from(BOUND)) as i32,
-            (_, false) => w.min(BOUND as u64) as i32,
+        if !BF16 {
+            let v = match (S::BITS, SIGNED) {
+                (8, true) => i32::from(w as u8 as i8),
+                (16, true) => i32::from(w as u16 as i16),
+                (8 | 16, false) => w as i32,
+                (32, true) => (w as u32 as i32).clamp(-BOUND, BOUND),
+                (32, false) => (w as u32).min(BOUND as u32) as i32,
+                (_, true) => (w as i64).clamp(-i64::from(BOUND), i64::from(BOUND)) as i32,
+                (_, false) => w.min(BOUND as u64) as i32,
+            };
+            return (v as f32).to_bits();
         }
+        // At most 32 bits: the f32's sign and magnitude.
+        let unused = 32 - S::BITS;
+        let (sign, magnitude) = if SIGNED {
+            let v = ((w as u32) << unused) as i32 >> unused;
+            (v as u32 & 1 << 31, v.unsigned_abs())
+        } else {
+            (0, w as u32)
+        };
+        let exact = magnitude as i32 as f32;
+        let folded = ((magnitude | ((magnitude & 0xFF) + 0xFF)) >> 8) as i32 as f32 * 256.0;
+        (if magnitude < 1 << 24 { exact } else { folded }).to_bits() | sign
     }
 
-    fn kernel<L: Isa, S: Word + Default, R: Dir, const SIGNED: bool>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+    /// The word of the integer `w` stands for clamped to [0, 1] (`.sat`).
+    #[inline(always)]
+    fn saturated<S: Word, const SIGNED: bool>(w: S) -> S {
+        let unused = 64 - S::BITS;
+        let v = if SIGNED { (w.to_u64() << unused) as i64 >> unused } else { w.to_u64().min(1) as i64 };
+        S::from_u64(v.clamp(0, 1) as u64)
+    }
+
+    fn kernel<L: Isa, S: Word + Default, R: Dir, const SIGNED: bool, const BF16: bool>(
+        instr: &Instr,
+        srcs: &[&[u8]],
+        dst: &mut [u8],
+    ) {
         let sat = instr.modifiers().sat;
+        let to = if BF16 { Format::BF16 } else { Format::F16 };
         map_to::<L, S, u16, 16, 1>(
             &[bytemuck::cast_slice(srcs[0])],
             bytemuck::cast_slice_mut(dst),
             #[inline(always)]
             |[a]| {
-                let v = each(a, clamped::<S, SIGNED>);
-                let v = if sat { each(v, |x| x.clamp(0, 1)) } else { v };
-                let f32_bits = u32x16::new(each(v, |x| (x as f32).to_bits()));
-                each(round_to_half::<L, R>(f32_bits, Format::F16).to_array(), |w| w as u16)
+                let a = if sat { each(a, saturated::<S, SIGNED>) } else { a };
+                let f32_bits = u32x16::new(each(a, as_f32::<S, SIGNED, BF16>));
+                // An 8-bit integer's f32 is exact in bf16: its upper half.
+                let r = if BF16 && S::BITS == 8 { f32_bits >> 16 } else { round_to_half::<L, R>(f32_bits, to) };
+                each(r.to_array(), |w| w as u16)
             },
         );
     }

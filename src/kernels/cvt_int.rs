@@ -500,7 +500,8 @@ mod float_lanes {
     }
 }
 
-/// `cvt.{rn,rz,rm,rp}{.sat}.float.int`, sixteen at a time, in f64 lanes. An integer of at most
+/// `cvt.{rn,rz,rm,rp}{.sat}.{f32,f64}.int`, and `bf16` from 64-bit integers, sixteen at a time
+/// in f64 lanes. An integer of at most
 /// 32 bits is exact in an f64 (the word extended to a 32-bit integer and converted by
 /// CVTDQ2PD; unsigned 32-bit words offset by 2^31 first and back after). A 64-bit integer
 /// `hi · 2^32 + lo` is the unevaluated sum `s + e` of two f64s: its halves are exact, their
@@ -510,12 +511,12 @@ mod float_lanes {
 /// first ([`crate::round::saturate`]: +0 for every integer up to 0, 1 from 1 on). The value
 /// is then rounded to the format in the direction as convert.rs rounds an f64: to f32 by
 /// [`narrow_f64`](super::super::arith_f32::narrow), to bf16 rounded to odd at f32's
-/// precision and then by [`round_to_half`], a 64-bit source's `s + e` rounded to odd at f64's
-/// precision first ([`to_odd`]: 53 bits keep every later rounding correct) and to f64 by
-/// [`directed`]. One rounding of the exact value is what [`crate::ops::cvt_int::int_to_float`]
-/// defines; where the format holds every integer of the source (8-bit integers to every
-/// format, 16-bit to f32 and f64, 32-bit to f64) it is exact and the direction changes nothing.
-/// (f16, and bf16 from at most 32 bits, are [`to_half`]'s.)
+/// precision and then by [`round_to_half`], the sum `s + e` rounded to odd at f64's precision
+/// first ([`to_odd`]: 53 bits keep every later rounding correct), and to f64 by [`directed`].
+/// One rounding of the exact value is what [`crate::ops::cvt_int::int_to_float`] defines;
+/// where the format holds every integer of the source (8- and 16-bit integers to f32 and f64,
+/// 32-bit to f64) it is exact and the direction changes nothing. (f16, and bf16 from at most
+/// 32 bits, are [`to_half`]'s.)
 mod through_f64 {
     use super::{BytesKernel, Isa};
     use crate::batch::Word;

@@ -36,6 +36,10 @@
 //! bits). `.ftz` changes the result only for a subnormal input and, for `rcp`, for |x| ≥ 2^125,
 //! whose reciprocal may be tiny; there the definition is evaluated.
 //!
+//! The function values and readings are plain loops compiled for the widest SIMD level the
+//! processor has (`SimdLevel::compiled_for`; the host's arithmetic gives the same bits at
+//! every level), as the kernels are, rather than as the baseline x86-64 build compiles them.
+//!
 //! Each reading is checked against `eval_unchecked` itself, for every spelling: in the
 //! all-input tests on every 4096th input of each block (2^20 inputs per spelling), in the
 //! default tier on every 65537th input and around every threshold of the scaling branches.
@@ -45,7 +49,7 @@ use std::cmp::Ordering;
 use common::side;
 use ptxfp::ptx::{catalog, MufuFn};
 use ptxfp::round::saturate;
-use ptxfp::{mufu, Format, Instr, Opcode, Rounding, Target, Type};
+use ptxfp::{mufu, Format, Instr, Opcode, Rounding, SimdLevel, Target, Type};
 
 const F32: Format = Format::F32;
 const FLT_MIN: u32 = 0x0080_0000;
@@ -57,13 +61,17 @@ const MINUS_126: u32 = 0xC2FC_0000;
 /// RN(1/2π), the FMUL.RZ constant before MUFU.SIN/COS.
 const INV_2PI: u32 = 0x3E22_F983;
 
-/// Where a group's function is evaluated.
+/// The function a group's spellings read, and where it is evaluated.
 #[derive(Clone, Copy)]
-enum Argument {
-    /// The input itself.
-    Input,
-    /// `FMUL.RZ(x, 1/2π)`.
-    Turns,
+enum Function {
+    /// A MUFU function at the input.
+    Mufu(fn(u32) -> u32),
+    /// A MUFU function at `FMUL.RZ(x, 1/2π)` ([`turns`]).
+    MufuOfTurns(fn(u32) -> u32),
+    /// The host's IEEE `1/x` ([`host_rcp`]), with [`rcp_side`].
+    HostRcp,
+    /// The host's IEEE `√x` ([`host_sqrt`]), with [`sqrt_side`].
+    HostSqrt,
 }
 
 /// How a spelling's scalar definition reads its group's function value `f`.
@@ -76,13 +84,13 @@ enum Reading {
     /// `f` except on the inputs of `.0` (the scaling branches), where the definition is
     /// evaluated.
     ValueOutside(Evaluated),
-    /// `f`, rounded to nearest, in direction `.0` ([`directed`]) by the group's `side`; the
-    /// definition is evaluated on the inputs of `.1`.
+    /// `f`, rounded to nearest, in direction `.0` ([`directed`]) by its side of the exact
+    /// value; the definition is evaluated on the inputs of `.1`.
     Directed(Rounding, Evaluated),
 }
 
 /// The inputs on which a reading evaluates the scalar definition rather than reading the
-/// function value (a `match`, not a function pointer, so that the reading loops inline it).
+/// function value (a `match` outside the reading loops, each of which inlines its test).
 #[derive(Clone, Copy)]
 enum Evaluated {
     Never,
@@ -98,28 +106,10 @@ enum Evaluated {
     Ex2Scaled,
 }
 
-impl Evaluated {
-    #[inline(always)]
-    fn holds(self, x: u32) -> bool {
-        match self {
-            Evaluated::Never => false,
-            Evaluated::Subnormal => subnormal(x),
-            Evaluated::SubnormalOrFrom2_125 => subnormal_or_from_2_125(x),
-            Evaluated::BelowFltMinOrNan => below_flt_min_or_nan(x),
-            Evaluated::RcpScaled => rcp_scaled(x),
-            Evaluated::Ex2Scaled => ex2_scaled(x),
-        }
-    }
-}
-
 /// A function (MUFU's, or the host's IEEE operation) and the spellings whose scalar definitions
 /// read it.
 struct Group {
-    function: fn(u32) -> u32,
-    argument: Argument,
-    /// For a correctly rounded function: on which side of the exact value, at a finite
-    /// nonzero input, lies the function's value.
-    side: Option<fn(u32, u32) -> Ordering>,
+    function: Function,
     spellings: &'static [(&'static str, Reading)],
 }
 
@@ -208,17 +198,15 @@ fn subnormal_or_from_2_125(x: u32) -> bool {
 }
 
 const GROUPS: [(&str, Group); 12] = {
-    use Argument::{Input, Turns};
     use Evaluated::{BelowFltMinOrNan, Ex2Scaled, Never, RcpScaled, Subnormal, SubnormalOrFrom2_125};
+    use Function::{HostRcp, HostSqrt, Mufu, MufuOfTurns};
     use Reading::{Directed, Saturated, Value, ValueOutside};
     use Rounding::{Rm, Rn, Rp, Rz};
     [
         (
             "rcp",
             Group {
-                function: mufu::rcp::rcp,
-                argument: Input,
-                side: None,
+                function: Mufu(mufu::rcp::rcp),
                 spellings: &[
                     ("MUFU.RCP", Value),
                     ("MUFU.RCP.SAT", Saturated),
@@ -230,9 +218,7 @@ const GROUPS: [(&str, Group); 12] = {
         (
             "rsq",
             Group {
-                function: mufu::rsq::rsq,
-                argument: Input,
-                side: None,
+                function: Mufu(mufu::rsq::rsq),
                 spellings: &[
                     ("MUFU.RSQ", Value),
                     ("MUFU.RSQ.SAT", Saturated),
@@ -244,9 +230,7 @@ const GROUPS: [(&str, Group); 12] = {
         (
             "sqrt",
             Group {
-                function: mufu::sqrt::sqrt,
-                argument: Input,
-                side: None,
+                function: Mufu(mufu::sqrt::sqrt),
                 spellings: &[
                     ("MUFU.SQRT", Value),
                     ("MUFU.SQRT.SAT", Saturated),
@@ -258,9 +242,7 @@ const GROUPS: [(&str, Group); 12] = {
         (
             "lg2",
             Group {
-                function: mufu::lg2::lg2,
-                argument: Input,
-                side: None,
+                function: Mufu(mufu::lg2::lg2),
                 spellings: &[
                     ("MUFU.LG2", Value),
                     ("MUFU.LG2.SAT", Saturated),
@@ -272,9 +254,7 @@ const GROUPS: [(&str, Group); 12] = {
         (
             "ex2",
             Group {
-                function: mufu::ex2::ex2,
-                argument: Input,
-                side: None,
+                function: Mufu(mufu::ex2::ex2),
                 spellings: &[
                     ("MUFU.EX2", Value),
                     ("MUFU.EX2.SAT", Saturated),
@@ -285,55 +265,34 @@ const GROUPS: [(&str, Group); 12] = {
         ),
         (
             "sin",
-            Group {
-                function: mufu::sincos::sin,
-                argument: Input,
-                side: None,
-                spellings: &[("MUFU.SIN", Value), ("MUFU.SIN.SAT", Saturated)],
-            },
+            Group { function: Mufu(mufu::sincos::sin), spellings: &[("MUFU.SIN", Value), ("MUFU.SIN.SAT", Saturated)] },
         ),
         (
             "cos",
-            Group {
-                function: mufu::sincos::cos,
-                argument: Input,
-                side: None,
-                spellings: &[("MUFU.COS", Value), ("MUFU.COS.SAT", Saturated)],
-            },
+            Group { function: Mufu(mufu::sincos::cos), spellings: &[("MUFU.COS", Value), ("MUFU.COS.SAT", Saturated)] },
         ),
         (
             "sin.approx",
             Group {
-                function: mufu::sincos::sin,
-                argument: Turns,
-                side: None,
+                function: MufuOfTurns(mufu::sincos::sin),
                 spellings: &[("sin.approx.f32", Value), ("sin.approx.ftz.f32", Value)],
             },
         ),
         (
             "cos.approx",
             Group {
-                function: mufu::sincos::cos,
-                argument: Turns,
-                side: None,
+                function: MufuOfTurns(mufu::sincos::cos),
                 spellings: &[("cos.approx.f32", Value), ("cos.approx.ftz.f32", Value)],
             },
         ),
         (
             "tanh",
-            Group {
-                function: mufu::tanh::tanh,
-                argument: Input,
-                side: None,
-                spellings: &[("MUFU.TANH", Value), ("tanh.approx.f32", Value)],
-            },
+            Group { function: Mufu(mufu::tanh::tanh), spellings: &[("MUFU.TANH", Value), ("tanh.approx.f32", Value)] },
         ),
         (
             "rcp.ieee",
             Group {
-                function: host_rcp,
-                argument: Input,
-                side: Some(rcp_side),
+                function: HostRcp,
                 spellings: &[
                     ("rcp.rn.f32", Directed(Rn, Never)),
                     ("rcp.rz.f32", Directed(Rz, Never)),
@@ -349,9 +308,7 @@ const GROUPS: [(&str, Group); 12] = {
         (
             "sqrt.ieee",
             Group {
-                function: host_sqrt,
-                argument: Input,
-                side: Some(sqrt_side),
+                function: HostSqrt,
                 spellings: &[
                     ("sqrt.rn.f32", Directed(Rn, Never)),
                     ("sqrt.rz.f32", Directed(Rz, Never)),
@@ -385,52 +342,96 @@ fn turns(x: u32) -> u32 {
     }
 }
 
-/// The group's function at the argument of each input of `xs`, and where the group has a
-/// `side`, on which side of the exact value it lies (equal at an exact input or a NaN), into
-/// `values`.
-fn values(group: &Group, xs: &[u32], values: &mut Vec<(u32, Ordering)>) {
-    values.clear();
-    let function = group.function;
-    values.extend(xs.iter().map(|&x| match group.argument {
-        Argument::Input => (function(x), Ordering::Equal),
-        Argument::Turns => (function(turns(x)), Ordering::Equal),
-    }));
-    if let Some(side) = group.side {
-        for (&x, (v, s)) in xs.iter().zip(values.iter_mut()) {
-            if !exact_input(x) && !is_nan(*v) {
-                *s = side(x, *v);
+/// A block's function values and, for a correctly rounded function, on which side of the
+/// exact value each lies (equal at an exact input or a NaN).
+#[derive(Default)]
+struct Values {
+    value: Vec<u32>,
+    side: Vec<Ordering>,
+}
+
+/// The group's function at each input of `xs`, into `v`. One plain loop per function, so that
+/// the host's operations and [`turns`] are compiled into it (vectorised where the level
+/// allows) rather than called through a pointer.
+#[inline(always)]
+fn values(group: &Group, xs: &[u32], v: &mut Values) {
+    #[inline(always)]
+    fn each_side(xs: &[u32], v: &mut Values, side: impl Fn(u32, u32) -> Ordering) {
+        let sides = xs.iter().zip(&v.value).map(|(&x, &r)| {
+            let s = side(x, r);
+            if exact_input(x) || is_nan(r) {
+                Ordering::Equal
+            } else {
+                s
             }
+        });
+        v.side.extend(sides);
+    }
+    v.value.clear();
+    v.side.clear();
+    match group.function {
+        Function::Mufu(f) => v.value.extend(xs.iter().map(|&x| f(x))),
+        Function::MufuOfTurns(f) => {
+            // The arguments first, in a loop of their own that vectorises.
+            v.value.extend(xs.iter().map(|&x| turns(x)));
+            v.value.iter_mut().for_each(|t| *t = f(*t));
+        }
+        Function::HostRcp => {
+            v.value.extend(xs.iter().map(|&x| host_rcp(x)));
+            each_side(xs, v, rcp_side);
+        }
+        Function::HostSqrt => {
+            v.value.extend(xs.iter().map(|&x| host_sqrt(x)));
+            each_side(xs, v, sqrt_side);
         }
     }
 }
 
-/// A spelling's scalar results on inputs `xs` as read from their function values `values`
-/// (from [`values`]), into `want`; `scalar` evaluates the definition. Each reading is a plain
-/// loop (vectorised), and the few inputs where the definition is evaluated are mended after.
-fn read(reading: Reading, xs: &[u32], values: &[(u32, Ordering)], want: &mut [u32], scalar: impl Fn(u32) -> u32) {
-    let each = want.iter_mut().zip(values);
+/// A spelling's scalar results on inputs `xs` as read from their function values `v` (from
+/// [`values`]), into `want`; `scalar` evaluates the definition. Each reading is a plain loop
+/// (vectorised), and the few inputs where the definition is evaluated are mended after.
+#[inline(always)]
+fn read(reading: Reading, xs: &[u32], v: &Values, want: &mut [u32], scalar: impl Fn(u32) -> u32) {
+    // `for` loops rather than `for_each`: they inline into the level's compiled function,
+    // where a `fold` stayed a baseline call.
     let evaluated = match reading {
         Reading::Value => {
-            each.for_each(|(w, &(v, _))| *w = v);
+            want.copy_from_slice(&v.value);
             return;
         }
         Reading::Saturated => {
-            each.for_each(|(w, &(v, _))| *w = saturate(F32, v.into()) as u32);
+            for (w, &f) in want.iter_mut().zip(&v.value) {
+                *w = saturate(F32, f.into()) as u32;
+            }
             return;
         }
         Reading::ValueOutside(scaled) => {
-            each.for_each(|(w, &(v, _))| *w = v);
+            want.copy_from_slice(&v.value);
             scaled
         }
         Reading::Directed(rnd, evaluated) => {
-            each.for_each(|(w, &(v, side))| *w = directed(rnd, v, side));
+            for ((w, &f), &side) in want.iter_mut().zip(&v.value).zip(&v.side) {
+                *w = directed(rnd, f, side);
+            }
             evaluated
         }
     };
-    for (w, &x) in want.iter_mut().zip(xs) {
-        if evaluated.holds(x) {
-            *w = scalar(x);
+    // One loop per set of inputs, each with its test inlined.
+    #[inline(always)]
+    fn mend(xs: &[u32], want: &mut [u32], holds: impl Fn(u32) -> bool, scalar: impl Fn(u32) -> u32) {
+        for (w, &x) in want.iter_mut().zip(xs) {
+            if holds(x) {
+                *w = scalar(x);
+            }
         }
+    }
+    match evaluated {
+        Evaluated::Never => {}
+        Evaluated::Subnormal => mend(xs, want, subnormal, scalar),
+        Evaluated::SubnormalOrFrom2_125 => mend(xs, want, subnormal_or_from_2_125, scalar),
+        Evaluated::BelowFltMinOrNan => mend(xs, want, below_flt_min_or_nan, scalar),
+        Evaluated::RcpScaled => mend(xs, want, rcp_scaled, scalar),
+        Evaluated::Ex2Scaled => mend(xs, want, ex2_scaled, scalar),
     }
 }
 
@@ -483,7 +484,7 @@ fn readings_match_the_scalar_definitions_on_a_sample() {
             }
         }
     }
-    let (mut function_values, mut read_values) = (Vec::new(), vec![0; xs.len()]);
+    let (mut function_values, mut read_values) = (Values::default(), vec![0; xs.len()]);
     for (name, group) in &GROUPS {
         values(group, &xs, &mut function_values);
         for (instr, reading) in parse(group.spellings) {
@@ -512,7 +513,9 @@ mod all_inputs {
         &GROUPS.iter().find(|(n, _)| *n == name).expect("a group of GROUPS").1
     }
 
-    /// All 2^32 inputs of every spelling of the group, in blocks of 2^16 on every core.
+    /// All 2^32 inputs of every spelling of the group, in blocks of 2^16 on every core; the
+    /// readings compiled for the widest level the processor has (the host's arithmetic gives
+    /// the same bits at every level).
     fn exhaustive(name: &str) {
         let group = group(name);
         let target = Target::DEFAULT;
@@ -524,15 +527,22 @@ mod all_inputs {
         let kernels = Failures::new();
         let readings = Failures::new();
         (0..1u32 << 16).into_par_iter().for_each_init(
-            || (vec![0u32; 1 << 16], Vec::with_capacity(1 << 16), vec![0u32; 1 << 16], vec![0u32; 1 << 16]),
+            || (vec![0u32; 1 << 16], Values::default(), vec![0u32; 1 << 16], vec![0u32; 1 << 16]),
             |(xs, value, want, got), block| {
                 for (i, x) in xs.iter_mut().enumerate() {
                     *x = block << 16 | i as u32;
                 }
-                values(group, xs, value);
+                let level = SimdLevel::detected();
+                level.compiled_for(
+                    #[inline(always)]
+                    || values(group, xs, value),
+                );
                 for (instr, reading) in &spellings {
                     let scalar = |x: u32| instr.eval_unchecked(target, &[x.into()]) as u32;
-                    read(*reading, xs, value, want, scalar);
+                    level.compiled_for(
+                        #[inline(always)]
+                        || read(*reading, xs, value, want, scalar),
+                    );
                     instr.eval_batch(target, &[&xs[..]], &mut got[..]).unwrap();
                     if got != want {
                         for ((&x, &g), &w) in xs.iter().zip(got.iter()).zip(want.iter()).filter(|((_, g), w)| g != w) {

@@ -159,9 +159,10 @@ pub(crate) trait Isa: 'static {
     );
 
     /// `f()` compiled for the level: a function of the level's target features, into which
-    /// `f` (an `#[inline(always)]` closure) and what it inlines are compiled. Only the sweep
-    /// compiles loops of its own this way.
-    #[cfg_attr(not(feature = "sweep"), allow(dead_code))]
+    /// `f` (an `#[inline(always)]` closure) and what it inlines are compiled. The sweep
+    /// compiles loops of its own this way, and tests their references
+    /// (`SimdLevel::compiled_for`).
+    #[cfg_attr(not(any(feature = "sweep", feature = "internals")), allow(dead_code))]
     fn run<R>(f: impl FnOnce() -> R) -> R;
 }
 
@@ -271,3 +272,16 @@ macro_rules! at_level {
     }};
 }
 pub(crate) use at_level;
+
+impl SimdLevel {
+    /// `f()` compiled for this level's target features, as the kernels' loops are: for the
+    /// exhaustive tests, whose references (host arithmetic, plain loops) would otherwise run
+    /// as the baseline x86-64 build compiles them. `f` should be an `#[inline(always)]`
+    /// closure; what it calls is compiled for the level where it is inlined. Panics where the
+    /// processor lacks the level. (Internals: not part of the API.)
+    #[cfg(feature = "internals")]
+    pub fn compiled_for<R>(self, f: impl FnOnce() -> R) -> R {
+        assert!(self.is_supported(), "this processor cannot run the {self} level");
+        at_level!(self, L => <L as Isa>::run(f))
+    }
+}

@@ -77,10 +77,11 @@ compile_error!("these tests reach ptxfp's internals: run them as the README says
 
 use std::time::Instant;
 
+use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
 use ptxfp::ops::{add, mul};
 use ptxfp::ptx::catalog;
 use ptxfp::round::saturate;
-use ptxfp::{Format, Instr, Opcode, Rounding, Target};
+use ptxfp::{Format, Instr, Opcode, Rounding, SimdLevel, Target};
 use rayon::prelude::*;
 
 mod failures;
@@ -325,14 +326,39 @@ fn check(spellings: &[Instr], s: &mut Scratch, ops: &Operands, saturated: &[u16]
     }
 }
 
+/// The reference results of row `a` for every second operand: `wide` holds every encoding
+/// widened to f32, `exact` receives the f32 results (exact or once-rounded, see the module
+/// documentation) and `want` their narrowing by `half` (to nearest even), a NaN as 0x7FFF.
+/// The f32 arithmetic is a plain loop compiled for the widest level the processor has (the
+/// host's IEEE arithmetic gives the same bits at every level); f16's narrowing is `half`'s
+/// slice conversion (F16C where the processor has it).
+fn reference_row(fmt: Format, op: Op, a: u16, wide: &[f32], exact: &mut [f32], want: &mut [u16]) {
+    let fa = wide[usize::from(a)];
+    SimdLevel::detected().compiled_for(
+        #[inline(always)]
+        || match op {
+            Op::Add => exact.iter_mut().zip(wide).for_each(|(e, &fb)| *e = fa + fb),
+            Op::Mul => exact.iter_mut().zip(wide).for_each(|(e, &fb)| *e = fa * fb),
+        },
+    );
+    match fmt {
+        Format::F16 => want.reinterpret_cast_mut::<half::f16>().convert_from_f32_slice(exact),
+        _ => want.iter_mut().zip(exact.iter()).for_each(|(w, &e)| *w = half::bf16::from_f32(e).to_bits()),
+    }
+    for (w, e) in want.iter_mut().zip(exact.iter()) {
+        if e.is_nan() {
+            *w = 0x7FFF;
+        }
+    }
+}
+
 fn exhaustive(fmt: Format, op: Op) {
-    type Widen = fn(u16) -> f32;
-    type Narrow = fn(f32) -> u16;
-    let (widen, narrow): (Widen, Narrow) = match fmt {
-        Format::F16 => (|x| half::f16::from_bits(x).to_f32(), |x| half::f16::from_f32(x).to_bits()),
-        Format::BF16 => (|x| half::bf16::from_bits(x).to_f32(), |x| half::bf16::from_f32(x).to_bits()),
-        _ => unreachable!(),
-    };
+    let wide: Vec<f32> = (0..=0xFFFF)
+        .map(|x| match fmt {
+            Format::F16 => half::f16::from_bits(x).to_f32(),
+            _ => half::bf16::from_bits(x).to_f32(),
+        })
+        .collect();
     let spellings = spellings(fmt, op);
     let with_ftz = spellings.iter().any(|i| i.modifiers().ftz);
     let saturated: Vec<u16> = (0..=0xFFFF).map(|r| saturate(fmt, r) as u16).collect();
@@ -343,20 +369,15 @@ fn exhaustive(fmt: Format, op: Op) {
     let bs: Vec<u16> = (0..=0xFFFF).collect();
     let packed = bs.iter().map(|&k| u32::from(k) | u32::from(k ^ 0x8000) << 16).collect();
     let ops = Operands { bs, packed };
-    (0u16..0x8000).into_par_iter().for_each_init(Scratch::new, |s, a| {
+    let scratch = || (Scratch::new(), vec![0f32; 1 << 16], vec![0u16; 1 << 16]);
+    (0u16..0x8000).into_par_iter().for_each_init(scratch, |(s, exact, want), a| {
         for (row, a) in s.rows.iter_mut().zip([a, a | 0x8000]) {
             row.fill(fmt, op, a, with_ftz);
         }
         for row in &s.rows {
-            let fa = widen(row.a);
-            for (b, &got) in (0..=0xFFFFu16).zip(&row.rn) {
-                let fb = widen(b);
-                let exact = match op {
-                    Op::Add => fa + fb,
-                    Op::Mul => fa * fb,
-                };
-                let want = if exact.is_nan() { 0x7FFF } else { narrow(exact) };
-                if got != want {
+            reference_row(fmt, op, row.a, &wide, exact, want);
+            if row.rn != *want {
+                for (b, (&got, &want)) in row.rn.iter().zip(want.iter()).enumerate().filter(|(_, (g, w))| g != w) {
                     reference.record(|| {
                         format!("{label}.rn [{:#06x}, {b:#06x}]: ptxfp {got:#06x} reference {want:#06x}", row.a)
                     });

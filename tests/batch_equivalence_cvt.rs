@@ -262,51 +262,60 @@ mod all_operands {
         (0..(1u64 << 32) / BLOCK as u64).into_par_iter().for_each_init(
             || (Block::default(), Buffers::default()),
             |(b, w), block| {
-                b.xs.clear();
-                b.xs.extend((0..BLOCK as u32).map(|i| (block as u32) * BLOCK as u32 + i));
-                b.f16.clear();
-                b.f16.extend(b.xs.iter().map(|&a| near_f16(f32::from_bits(a))));
-                for ftz in [false, true] {
-                    let near = &mut b.bf16[usize::from(ftz)];
-                    near.clear();
-                    near.extend(b.xs.iter().map(|&a| {
-                        let x = f32::from_bits(a);
-                        near_bf16(if ftz { flush_f32(x) } else { x })
-                    }));
-                }
-                b.rounded_for = None;
-                for (instr, &after_twin) in from_f32.iter().zip(&after_twin) {
-                    let (to, mods) = (instr.format(), instr.modifiers());
-                    if after_twin {
-                        let xs = &b.xs;
-                        tally.add(match instr.ty() {
-                            Type::F16 | Type::BF16 => {
-                                w.w16.check_like_previous(instr, level, xs, |words| saturate(to, words))
+                // The references compiled for the widest level the processor has (the host's
+                // arithmetic gives the same bits at every level).
+                SimdLevel::detected().compiled_for(
+                    #[inline(always)]
+                    || {
+                        b.xs.clear();
+                        b.xs.extend((0..BLOCK as u32).map(|i| (block as u32) * BLOCK as u32 + i));
+                        b.f16.clear();
+                        b.f16.extend(b.xs.iter().map(|&a| near_f16(f32::from_bits(a))));
+                        for ftz in [false, true] {
+                            let near = &mut b.bf16[usize::from(ftz)];
+                            near.clear();
+                            near.extend(b.xs.iter().map(|&a| {
+                                let x = f32::from_bits(a);
+                                near_bf16(if ftz { flush_f32(x) } else { x })
+                            }));
+                        }
+                        b.rounded_for = None;
+                        for (instr, &after_twin) in from_f32.iter().zip(&after_twin) {
+                            let (to, mods) = (instr.format(), instr.modifiers());
+                            if after_twin {
+                                let xs = &b.xs;
+                                tally.add(match instr.ty() {
+                                    Type::F16 | Type::BF16 => {
+                                        w.w16.check_like_previous(instr, level, xs, |words| saturate(to, words))
+                                    }
+                                    Type::F32 => {
+                                        w.w32.check_like_previous(instr, level, xs, |words| saturate(to, words))
+                                    }
+                                    _ => w.w64.check_like_previous(instr, level, xs, |words| saturate(to, words)),
+                                });
+                                continue;
                             }
-                            Type::F32 => w.w32.check_like_previous(instr, level, xs, |words| saturate(to, words)),
-                            _ => w.w64.check_like_previous(instr, level, xs, |words| saturate(to, words)),
-                        });
-                        continue;
-                    }
-                    let key = (instr.rounding(), mods.ftz);
-                    if to == Format::F32 && instr.mode() != Mode::Default && b.rounded_for != Some(key) {
-                        integral_f32s(&b.xs, key.0, key.1, &mut b.rounded);
-                        b.rounded_for = Some(key);
-                    }
-                    expected(instr, b, &mut w.want);
-                    if mods.relu {
-                        relu(to, &mut w.want);
-                    }
-                    if mods.sat {
-                        saturate(to, &mut w.want);
-                    }
-                    let (xs, want) = (&b.xs, w.want.iter().copied());
-                    tally.add(match instr.ty() {
-                        Type::F16 | Type::BF16 => w.w16.check(instr, level, xs, want.map(|w| w as u16)),
-                        Type::F32 => w.w32.check(instr, level, xs, want.map(|w| w as u32)),
-                        _ => w.w64.check(instr, level, xs, want),
-                    });
-                }
+                            let key = (instr.rounding(), mods.ftz);
+                            if to == Format::F32 && instr.mode() != Mode::Default && b.rounded_for != Some(key) {
+                                integral_f32s(&b.xs, key.0, key.1, &mut b.rounded);
+                                b.rounded_for = Some(key);
+                            }
+                            expected(instr, b, &mut w.want);
+                            if mods.relu {
+                                relu(to, &mut w.want);
+                            }
+                            if mods.sat {
+                                saturate(to, &mut w.want);
+                            }
+                            let (xs, want) = (&b.xs, w.want.iter().copied());
+                            tally.add(match instr.ty() {
+                                Type::F16 | Type::BF16 => w.w16.check(instr, level, xs, want.map(|w| w as u16)),
+                                Type::F32 => w.w32.check(instr, level, xs, want.map(|w| w as u32)),
+                                _ => w.w64.check(instr, level, xs, want),
+                            });
+                        }
+                    },
+                );
             },
         );
         eprintln!("{} spellings on all 2^32 operands at {level} in {:.1?}", from_f32.len(), start.elapsed());

@@ -177,6 +177,7 @@ mod all_operands {
 
     /// `v` rounded to f32 to odd (toward zero, the last bit set where inexact): one rounding
     /// of it to a format of at most 22 bits of precision is that rounding of `v`.
+    #[inline(always)]
     fn to_odd(v: i64) -> f32 {
         let exact = v as f64;
         let mut t = v as f32;
@@ -192,6 +193,7 @@ mod all_operands {
 
     /// The encodings of `fmt` nearest to the integers `vs`, and on which side of its integer
     /// each lies, into `near` (a loop per format).
+    #[inline(always)]
     fn nearest(fmt: Format, vs: impl Iterator<Item = i64>, near: &mut Vec<(u64, Ordering)>) {
         near.clear();
         match fmt {
@@ -233,6 +235,7 @@ mod all_operands {
     /// `.ftz` makes a subnormal operand a zero, whose result is 0 in every direction (set in
     /// the blocks that hold subnormals). The others are compared with the reference, the
     /// spellings of one direction and flush sharing the block's integral values.
+    #[inline(always)]
     fn to_int(spellings: &[Instr], level: SimdLevel, xs: &[u32], s: &mut Scratch, tally: &Tally) {
         let mut previous: Option<Instr> = None;
         s.rounded_for = None;
@@ -299,6 +302,7 @@ mod all_operands {
     /// [`from_int_order`], sharing the nearest encodings. A spelling checked right after one
     /// of the same direction is compared with that kernel's words (themselves compared with
     /// the reference), saturated where it adds `.sat`; the others with the reference.
+    #[inline(always)]
     fn from_int(
         groups: &[((IntType, Format), Vec<Instr>)],
         level: SimdLevel,
@@ -403,7 +407,8 @@ mod all_operands {
                 xs.clear();
                 xs.extend((0..BLOCK as u32).map(|i| (block as u32) * BLOCK as u32 + i));
                 // The references compiled for the widest level the processor has (the host's
-                // arithmetic gives the same bits at every level).
+                // arithmetic gives the same bits at every level); their functions are
+                // always inlined, without which they stayed baseline calls.
                 SimdLevel::detected().compiled_for(
                     #[inline(always)]
                     || {

@@ -78,6 +78,7 @@ impl Tally {
         all.extend(examples.into_iter().take(room));
     }
 
+    #[inline(always)]
     pub fn check(self, what: &str) {
         let failed = self.failed.into_inner();
         assert_eq!(failed, 0, "{what}: {failed} mismatches, e.g.\n{}", self.examples.into_inner().unwrap().join("\n"));
@@ -143,6 +144,7 @@ pub struct Words<D> {
 
 impl<D: Word> Words<D> {
     /// [`against`] with the expected words `want` (one per operand of `xs`).
+    #[inline(always)]
     pub fn check(
         &mut self,
         instr: &Instr,
@@ -158,6 +160,7 @@ impl<D: Word> Words<D> {
     /// [`against`] with the expected words those that the previous check on these buffers
     /// read from its kernel (a spelling that must give the same words), `fix` changing some
     /// of them first: an exhaustive check that shares the previous one's reference.
+    #[inline(always)]
     pub fn check_like_previous(
         &mut self,
         instr: &Instr,

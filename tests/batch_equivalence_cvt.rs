@@ -233,6 +233,64 @@ mod all_operands {
         }
     }
 
+    /// Every spelling of `from_f32` (in the order of `every_spelling_from_f32`, `after_twin`
+    /// marking those checked against the spelling before them) on block `block` of the f32
+    /// operands, at `level`.
+    #[inline(always)]
+    fn check_block(
+        from_f32: &[Instr],
+        after_twin: &[bool],
+        level: SimdLevel,
+        block: u64,
+        b: &mut Block,
+        w: &mut Buffers,
+        tally: &Tally,
+    ) {
+        b.xs.clear();
+        b.xs.extend((0..BLOCK as u32).map(|i| (block as u32) * BLOCK as u32 + i));
+        b.f16.clear();
+        b.f16.extend(b.xs.iter().map(|&a| near_f16(f32::from_bits(a))));
+        for ftz in [false, true] {
+            let near = &mut b.bf16[usize::from(ftz)];
+            near.clear();
+            near.extend(b.xs.iter().map(|&a| {
+                let x = f32::from_bits(a);
+                near_bf16(if ftz { flush_f32(x) } else { x })
+            }));
+        }
+        b.rounded_for = None;
+        for (instr, &after_twin) in from_f32.iter().zip(after_twin) {
+            let (to, mods) = (instr.format(), instr.modifiers());
+            if after_twin {
+                let xs = &b.xs;
+                tally.add(match instr.ty() {
+                    Type::F16 | Type::BF16 => w.w16.check_like_previous(instr, level, xs, |words| saturate(to, words)),
+                    Type::F32 => w.w32.check_like_previous(instr, level, xs, |words| saturate(to, words)),
+                    _ => w.w64.check_like_previous(instr, level, xs, |words| saturate(to, words)),
+                });
+                continue;
+            }
+            let key = (instr.rounding(), mods.ftz);
+            if to == Format::F32 && instr.mode() != Mode::Default && b.rounded_for != Some(key) {
+                integral_f32s(&b.xs, key.0, key.1, &mut b.rounded);
+                b.rounded_for = Some(key);
+            }
+            expected(instr, b, &mut w.want);
+            if mods.relu {
+                relu(to, &mut w.want);
+            }
+            if mods.sat {
+                saturate(to, &mut w.want);
+            }
+            let (xs, want) = (&b.xs, w.want.iter().copied());
+            tally.add(match instr.ty() {
+                Type::F16 | Type::BF16 => w.w16.check(instr, level, xs, want.map(|w| w as u16)),
+                Type::F32 => w.w32.check(instr, level, xs, want.map(|w| w as u32)),
+                _ => w.w64.check(instr, level, xs, want),
+            });
+        }
+    }
+
     #[test]
     #[ignore = "exhaustive: all 2^32 operands of cvt spellings from one f32"]
     fn every_spelling_from_f32() {
@@ -266,55 +324,7 @@ mod all_operands {
                 // arithmetic gives the same bits at every level).
                 SimdLevel::detected().compiled_for(
                     #[inline(always)]
-                    || {
-                        b.xs.clear();
-                        b.xs.extend((0..BLOCK as u32).map(|i| (block as u32) * BLOCK as u32 + i));
-                        b.f16.clear();
-                        b.f16.extend(b.xs.iter().map(|&a| near_f16(f32::from_bits(a))));
-                        for ftz in [false, true] {
-                            let near = &mut b.bf16[usize::from(ftz)];
-                            near.clear();
-                            near.extend(b.xs.iter().map(|&a| {
-                                let x = f32::from_bits(a);
-                                near_bf16(if ftz { flush_f32(x) } else { x })
-                            }));
-                        }
-                        b.rounded_for = None;
-                        for (instr, &after_twin) in from_f32.iter().zip(&after_twin) {
-                            let (to, mods) = (instr.format(), instr.modifiers());
-                            if after_twin {
-                                let xs = &b.xs;
-                                tally.add(match instr.ty() {
-                                    Type::F16 | Type::BF16 => {
-                                        w.w16.check_like_previous(instr, level, xs, |words| saturate(to, words))
-                                    }
-                                    Type::F32 => {
-                                        w.w32.check_like_previous(instr, level, xs, |words| saturate(to, words))
-                                    }
-                                    _ => w.w64.check_like_previous(instr, level, xs, |words| saturate(to, words)),
-                                });
-                                continue;
-                            }
-                            let key = (instr.rounding(), mods.ftz);
-                            if to == Format::F32 && instr.mode() != Mode::Default && b.rounded_for != Some(key) {
-                                integral_f32s(&b.xs, key.0, key.1, &mut b.rounded);
-                                b.rounded_for = Some(key);
-                            }
-                            expected(instr, b, &mut w.want);
-                            if mods.relu {
-                                relu(to, &mut w.want);
-                            }
-                            if mods.sat {
-                                saturate(to, &mut w.want);
-                            }
-                            let (xs, want) = (&b.xs, w.want.iter().copied());
-                            tally.add(match instr.ty() {
-                                Type::F16 | Type::BF16 => w.w16.check(instr, level, xs, want.map(|w| w as u16)),
-                                Type::F32 => w.w32.check(instr, level, xs, want.map(|w| w as u32)),
-                                _ => w.w64.check(instr, level, xs, want),
-                            });
-                        }
-                    },
+                    || check_block(&from_f32, &after_twin, level, block, b, w, &tally),
                 );
             },
         );

@@ -78,7 +78,6 @@ impl Tally {
         all.extend(examples.into_iter().take(room));
     }
 
-    #[inline(always)]
     pub fn check(self, what: &str) {
         let failed = self.failed.into_inner();
         assert_eq!(failed, 0, "{what}: {failed} mismatches, e.g.\n{}", self.examples.into_inner().unwrap().join("\n"));

@@ -298,8 +298,9 @@ pub(super) fn map_to<L: Isa, S: Copy + Default, D: Copy + Default, const N: usiz
 // group's shape only, not over the kernel's function: the loop is instantiated once per
 // kernel (about 1100 of them, each at three levels), its helpers a few times. Written with
 // `core::array::from_fn` and `<[T; N]>::map`, the loop carried their generic machinery into
-// every instantiation: half of the library's unoptimised LLVM IR (`cargo llvm-lines`, 2.09
-// against 1.02 million lines), and 12 % of its compile time.
+// every instantiation, and the loop its prefetches: more than half of the library's
+// unoptimised LLVM IR (`cargo llvm-lines`: 2.09 against 0.92 million lines) and about a fifth
+// of its compile time (docs/performance.md, "The test command").
 
 /// The first `len` elements of each of the `K` operands.
 #[inline(always)]
@@ -351,10 +352,16 @@ pub(super) fn groups<S: Copy, D: Copy, const N: usize, const K: usize>(
     f: &impl Fn([[S; N]; K]) -> [D; N],
 ) {
     for (i, out) in dst.chunks_exact_mut(N).enumerate() {
-        for src in srcs {
-            prefetch_ahead(src.as_ptr().wrapping_add(i * N), N * size_of::<S>());
-        }
+        prefetch_group::<S, N, K>(&srcs, i);
         out.copy_from_slice(&f(group(&srcs, i)));
+    }
+}
+
+/// [`prefetch_ahead`] of group `i` of each of the `K` operands.
+#[inline(always)]
+fn prefetch_group<S, const N: usize, const K: usize>(srcs: &[&[S]; K], i: usize) {
+    for src in srcs {
+        prefetch_ahead(src.as_ptr().wrapping_add(i * N), N * size_of::<S>());
     }
 }
 

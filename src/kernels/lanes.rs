@@ -289,7 +289,7 @@ pub(super) fn map_to<L: Isa, S: Copy + Default, D: Copy + Default, const N: usiz
     if full < len {
         let padded = padded_tail::<S, N, K>(srcs, full);
         let mut out = [D::default(); N];
-        L::groups(as_slices(&padded), &mut out, &f);
+        L::groups(heads(&padded, N), &mut out, &f);
         dst[full..].copy_from_slice(&out[..len - full]);
     }
 }
@@ -302,12 +302,12 @@ pub(super) fn map_to<L: Isa, S: Copy + Default, D: Copy + Default, const N: usiz
 // unoptimised LLVM IR (`cargo llvm-lines`: 2.09 against 0.92 million lines) and about a fifth
 // of its compile time (docs/performance.md, "The test command").
 
-/// The first `len` elements of each of the `K` operands.
+/// The first `len` elements of each of the `K` operands (slices or padded groups).
 #[inline(always)]
-fn heads<'a, S, const K: usize>(srcs: &[&'a [S]], len: usize) -> [&'a [S]; K] {
+fn heads<S, T: AsRef<[S]>, const K: usize>(operands: &[T], len: usize) -> [&[S]; K] {
     let mut heads: [&[S]; K] = [&[]; K];
-    for (head, src) in heads.iter_mut().zip(srcs) {
-        *head = &src[..len];
+    for (head, operand) in heads.iter_mut().zip(operands) {
+        *head = &operand.as_ref()[..len];
     }
     heads
 }
@@ -320,16 +320,6 @@ fn padded_tail<S: Copy + Default, const N: usize, const K: usize>(srcs: &[&[S]],
         group[..src.len() - from].copy_from_slice(&src[from..]);
     }
     padded
-}
-
-/// The `K` groups as slices.
-#[inline(always)]
-fn as_slices<S, const N: usize, const K: usize>(groups: &[[S; N]; K]) -> [&[S]; K] {
-    let mut slices: [&[S]; K] = [&[]; K];
-    for (slice, group) in slices.iter_mut().zip(groups) {
-        *slice = group;
-    }
-    slices
 }
 
 /// Group `i` (elements `i·N` to `i·N + N − 1`) of each of the `K` operands.

@@ -22,7 +22,8 @@
 //!   the host computes ([`turns`]; `.ftz` changes nothing there);
 //! - the other `.approx.f32` forms are the function itself outside the inputs that take a
 //!   scaling branch, where `eval_unchecked` is called: for `rsqrt`, `sqrt` and `lg2` the inputs
-//!   below FLT_MIN in magnitude and the NaNs; for `ex2` the inputs not ≥ −126 (NaNs included);
+//!   below FLT_MIN in magnitude and the NaNs; for `ex2` the NaNs and the inputs in (−256, −126)
+//!   (at or below −256 the scaling gives +0, as the function does: [`ex2_scaled`]);
 //!   for `rcp` the inputs below FLT_MIN or above 2^126 in magnitude (elsewhere the scale is 1:
 //!   `FMUL(x, 1)` is `x` for a normal x and the canonical NaN for a NaN, whose MUFU.RCP is the
 //!   canonical NaN either way, and `FMUL(1, r)` is `r` for every MUFU result, which is never
@@ -58,6 +59,8 @@ const TWO_126: u32 = 0x7E80_0000;
 const INF: u32 = 0x7F80_0000;
 /// −126.0.
 const MINUS_126: u32 = 0xC2FC_0000;
+/// −256.0.
+const MINUS_256: u32 = 0xC380_0000;
 /// RN(1/2π), the FMUL.RZ constant before MUFU.SIN/COS.
 const INV_2PI: u32 = 0x3E22_F983;
 
@@ -131,9 +134,12 @@ fn rcp_scaled(x: u32) -> bool {
     !is_nan(x) && (magnitude(x) < FLT_MIN || magnitude(x) > TWO_126)
 }
 
-/// `ex2.approx.f32`: unless x ≥ −126, the argument is halved and the result squared.
+/// `ex2.approx.f32`: unless x ≥ −126, the argument is halved and the result squared; but at
+/// or below −256 (−Inf included) that gives +0, as MUFU.EX2 of x itself does: both x and x/2
+/// are at or below −128, where MUFU.EX2 underflows to +0, and FMUL(+0, +0) is +0. The scaled
+/// inputs whose result differs from the function's are the NaNs and those in (−256, −126).
 fn ex2_scaled(x: u32) -> bool {
-    is_nan(x) || (x >> 31 == 1 && magnitude(x) > magnitude(MINUS_126))
+    is_nan(x) || (x >> 31 == 1 && magnitude(x) > magnitude(MINUS_126) && magnitude(x) < magnitude(MINUS_256))
 }
 
 /// The host's IEEE `1/x`, rounded to nearest.
@@ -477,7 +483,7 @@ fn groups_cover_every_unary_f32_kernel() {
 fn readings_match_the_scalar_definitions_on_a_sample() {
     let target = Target::DEFAULT;
     let mut xs: Vec<u32> = (0..=u32::MAX).step_by(65537).collect();
-    for edge in [0, FLT_MIN, TWO_125, TWO_126, INF, MINUS_126 & 0x7FFF_FFFF] {
+    for edge in [0, FLT_MIN, TWO_125, TWO_126, INF, MINUS_126 & 0x7FFF_FFFF, MINUS_256 & 0x7FFF_FFFF] {
         for d in 0..4 {
             for m in [edge.wrapping_add(d), edge.wrapping_sub(d)] {
                 xs.extend([m, m | 0x8000_0000]);

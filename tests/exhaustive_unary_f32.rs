@@ -13,8 +13,9 @@
 //! Evaluating each spelling's scalar definition through `Instr::eval_unchecked` costs 15–60 ns
 //! an input, hours for the 46 spellings. The definitions are instead read from one evaluation
 //! of a function per input and group (the dispatch of `eval_unchecked` is about half of its
-//! cost). For the ten MUFU groups that is the MUFU function (`ptxfp::mufu`, 5–15 ns), read
-//! exactly as `ptx::lower` composes the spellings on sm_70 and later (docs/semantics.md §1.1):
+//! cost). For the ten MUFU groups that is the MUFU function (`ptxfp::mufu`, compiled into the
+//! reading loop: [`mufu_in_place`]), read exactly as `ptx::lower` composes the spellings on
+//! sm_70 and later (docs/semantics.md §1.1):
 //! - `MUFU.X` is the function, `MUFU.X.SAT` its result through `round::saturate`;
 //! - `rcp`, `rsqrt`, `sqrt`, `lg2` and `ex2` `.approx.ftz.f32` and `tanh.approx.f32` are the
 //!   function itself;
@@ -67,10 +68,10 @@ const INV_2PI: u32 = 0x3E22_F983;
 /// The function a group's spellings read, and where it is evaluated.
 #[derive(Clone, Copy)]
 enum Function {
-    /// A MUFU function at the input.
-    Mufu(fn(u32) -> u32),
+    /// A MUFU function (sm_70 and later: on the float) at the input.
+    Mufu(MufuFn),
     /// A MUFU function at `FMUL.RZ(x, 1/2π)` ([`turns`]).
-    MufuOfTurns(fn(u32) -> u32),
+    MufuOfTurns(MufuFn),
     /// The host's IEEE `1/x` ([`host_rcp`]), with [`rcp_side`].
     HostRcp,
     /// The host's IEEE `√x` ([`host_sqrt`]), with [`sqrt_side`].
@@ -212,7 +213,7 @@ const GROUPS: [(&str, Group); 12] = {
         (
             "rcp",
             Group {
-                function: Mufu(mufu::rcp::rcp),
+                function: Mufu(MufuFn::Rcp),
                 spellings: &[
                     ("MUFU.RCP", Value),
                     ("MUFU.RCP.SAT", Saturated),
@@ -224,7 +225,7 @@ const GROUPS: [(&str, Group); 12] = {
         (
             "rsq",
             Group {
-                function: Mufu(mufu::rsq::rsq),
+                function: Mufu(MufuFn::Rsq),
                 spellings: &[
                     ("MUFU.RSQ", Value),
                     ("MUFU.RSQ.SAT", Saturated),
@@ -236,7 +237,7 @@ const GROUPS: [(&str, Group); 12] = {
         (
             "sqrt",
             Group {
-                function: Mufu(mufu::sqrt::sqrt),
+                function: Mufu(MufuFn::Sqrt),
                 spellings: &[
                     ("MUFU.SQRT", Value),
                     ("MUFU.SQRT.SAT", Saturated),
@@ -248,7 +249,7 @@ const GROUPS: [(&str, Group); 12] = {
         (
             "lg2",
             Group {
-                function: Mufu(mufu::lg2::lg2),
+                function: Mufu(MufuFn::Lg2),
                 spellings: &[
                     ("MUFU.LG2", Value),
                     ("MUFU.LG2.SAT", Saturated),
@@ -260,7 +261,7 @@ const GROUPS: [(&str, Group); 12] = {
         (
             "ex2",
             Group {
-                function: Mufu(mufu::ex2::ex2),
+                function: Mufu(MufuFn::Ex2),
                 spellings: &[
                     ("MUFU.EX2", Value),
                     ("MUFU.EX2.SAT", Saturated),
@@ -269,31 +270,25 @@ const GROUPS: [(&str, Group); 12] = {
                 ],
             },
         ),
-        (
-            "sin",
-            Group { function: Mufu(mufu::sincos::sin), spellings: &[("MUFU.SIN", Value), ("MUFU.SIN.SAT", Saturated)] },
-        ),
-        (
-            "cos",
-            Group { function: Mufu(mufu::sincos::cos), spellings: &[("MUFU.COS", Value), ("MUFU.COS.SAT", Saturated)] },
-        ),
+        ("sin", Group { function: Mufu(MufuFn::Sin), spellings: &[("MUFU.SIN", Value), ("MUFU.SIN.SAT", Saturated)] }),
+        ("cos", Group { function: Mufu(MufuFn::Cos), spellings: &[("MUFU.COS", Value), ("MUFU.COS.SAT", Saturated)] }),
         (
             "sin.approx",
             Group {
-                function: MufuOfTurns(mufu::sincos::sin),
+                function: MufuOfTurns(MufuFn::Sin),
                 spellings: &[("sin.approx.f32", Value), ("sin.approx.ftz.f32", Value)],
             },
         ),
         (
             "cos.approx",
             Group {
-                function: MufuOfTurns(mufu::sincos::cos),
+                function: MufuOfTurns(MufuFn::Cos),
                 spellings: &[("cos.approx.f32", Value), ("cos.approx.ftz.f32", Value)],
             },
         ),
         (
             "tanh",
-            Group { function: Mufu(mufu::tanh::tanh), spellings: &[("MUFU.TANH", Value), ("tanh.approx.f32", Value)] },
+            Group { function: Mufu(MufuFn::Tanh), spellings: &[("MUFU.TANH", Value), ("tanh.approx.f32", Value)] },
         ),
         (
             "rcp.ieee",
@@ -376,11 +371,14 @@ fn values(group: &Group, xs: &[u32], v: &mut Values) {
     v.value.clear();
     v.side.clear();
     match group.function {
-        Function::Mufu(f) => v.value.extend(xs.iter().map(|&x| f(x))),
+        Function::Mufu(f) => {
+            v.value.extend_from_slice(xs);
+            mufu_in_place(f, &mut v.value);
+        }
         Function::MufuOfTurns(f) => {
             // The arguments first, in a loop of their own that vectorises.
             v.value.extend(xs.iter().map(|&x| turns(x)));
-            v.value.iter_mut().for_each(|t| *t = f(*t));
+            mufu_in_place(f, &mut v.value);
         }
         Function::HostRcp => {
             v.value.extend(xs.iter().map(|&x| host_rcp(x)));
@@ -390,6 +388,36 @@ fn values(group: &Group, xs: &[u32], v: &mut Values) {
             v.value.extend(xs.iter().map(|&x| host_sqrt(x)));
             each_side(xs, v, sqrt_side);
         }
+    }
+}
+
+/// The MUFU function `f` (on the float, as on sm_70 and later) of each word of `words`, in
+/// place: a loop per function that calls it directly, so that its (inlinable) definition is
+/// compiled into the loop, vectorised where the level allows, instead of called per word (a
+/// `for` loop: a `for_each` stays a baseline call, see [`read`]).
+#[inline(always)]
+fn mufu_in_place(f: MufuFn, words: &mut [u32]) {
+    macro_rules! each {
+        ($($f:ident => $function:path,)*) => {
+            match f {
+                $(MufuFn::$f => {
+                    for w in words.iter_mut() {
+                        *w = $function(*w);
+                    }
+                })*
+                MufuFn::Rcp64h | MufuFn::Rsq64h => unreachable!("no f32 group reads {f:?}"),
+            }
+        };
+    }
+    each! {
+        Rcp => mufu::rcp::rcp,
+        Rsq => mufu::rsq::rsq,
+        Sqrt => mufu::sqrt::sqrt,
+        Lg2 => mufu::lg2::lg2,
+        Ex2 => mufu::ex2::ex2,
+        Sin => mufu::sincos::sin,
+        Cos => mufu::sincos::cos,
+        Tanh => mufu::tanh::tanh,
     }
 }
 

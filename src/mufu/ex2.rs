@@ -18,6 +18,7 @@ use super::{interpolate, pack, sq, tables, F32, NAN};
 ///
 /// Evidence: reproduces the documented accuracy (SPA 2^-22.5 on the fraction, PTX 2 ulp) but
 /// is not verified bit-for-bit on modern hardware \[INF, docs/semantics.md §2.3\].
+#[inline(always)]
 pub fn ex2_fixed(w: u32) -> u32 {
     let neg = w >> 31 != 0;
     if w & NAN_CODE != 0 {
@@ -55,6 +56,7 @@ pub fn ex2_fixed(w: u32) -> u32 {
 ///
 /// Specials \[DOC opMUFU\]: ±0 and ±subnormal → +1, −Inf and underflow → +0, +Inf and overflow
 /// → +Inf, NaN → 0x7FFFFFFF.
+#[inline(always)]
 pub fn ex2(x: u32) -> u32 {
     ex2_fixed(rro_ex2(x))
 }

@@ -17,6 +17,7 @@ use crate::format::Class;
 /// Evidence: the Tesla model reproduces the documented accuracy (SPA 2^-22.6 on the
 /// mantissa, PTX 2^-22 absolute in (0.5, 2)) but is not verified bit-for-bit on modern
 /// hardware \[INF, docs/semantics.md §2.3\].
+#[inline(always)]
 pub fn lg2(x: u32) -> u32 {
     match F32.classify(x.into()) {
         Class::Nan => NAN,

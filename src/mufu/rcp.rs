@@ -19,6 +19,7 @@ pub(crate) const ROUND: i64 = 0x47E7;
 ///
 /// Evidence: reproduces the published exhaustive hardware histogram of MUFU.RCP over [1,2) on
 /// sm_80/sm_89/sm_90 count for count \[RE+measured, docs/semantics.md §2.3a\].
+#[inline(always)]
 pub fn rcp(x: u32) -> u32 {
     let neg = x >> 31 != 0;
     match F32.classify(x.into()) {

@@ -48,6 +48,7 @@ pub fn rro_sincos(x: u32) -> u32 {
 ///
 /// |x| ≥ 128 gives the Inf code; otherwise the significand is shifted by the exponent,
 /// truncating \[RE, docs/semantics.md §3\]. preex2(1.0) = 0x00800000, preex2(−128) = 0xC0800000.
+#[inline]
 pub fn rro_ex2(x: u32) -> u32 {
     match split(x) {
         Err(special) => special,
@@ -59,6 +60,7 @@ pub fn rro_ex2(x: u32) -> u32 {
 /// Take an f32 apart for a conversion to fixed point, flushing a subnormal to zero:
 /// `Ok((sign bit, m, e))` with x = ±m·2^(e − 23) and m the 24-bit significand (0 for a zero),
 /// or `Err(word)` with the special word of a NaN or an infinity \[RE, docs/semantics.md §3\].
+#[inline]
 pub(crate) fn split(x: u32) -> Result<(u32, u32, i32), u32> {
     let sign = x & SIGN;
     match F32.classify(x.into()) {
@@ -72,6 +74,7 @@ pub(crate) fn split(x: u32) -> Result<(u32, u32, i32), u32> {
 /// `m·2^shift` as a 32-bit word, truncated toward zero: bits shifted out on either side are
 /// lost (a left shift wraps, which for an angle drops whole turns), and a shift of 32 or more
 /// either way gives 0 \[RE, docs/semantics.md §3\].
+#[inline]
 pub(crate) fn shift_truncate(m: u32, shift: i32) -> u32 {
     match shift {
         0..=31 => m << shift,

@@ -20,6 +20,7 @@ pub(crate) const ROUND: i64 = 0x7FFF;
 ///
 /// Evidence: reproduces the published exhaustive hardware histograms of MUFU.RSQ over [1,2)
 /// and [2,4) on sm_80/sm_89/sm_90 count for count \[RE+measured, docs/semantics.md §2.3a\].
+#[inline(always)]
 pub fn rsq(x: u32) -> u32 {
     let neg = x >> 31 != 0;
     match F32.classify(x.into()) {

@@ -15,6 +15,7 @@ use super::{interpolate, pack_truncated, sq, tables, NAN};
 /// Evidence: the Tesla datapath, verified on Tesla hardware \[RE\]; MUFU.SIN on sm_5x/sm_6x is
 /// assumed to be it (it reproduces the documented SPA 2^-20.9 in quadrant 0 over a full period)
 /// \[INF, docs/semantics.md §2.3\]; on sm_90 it is measured through [`sin`].
+#[inline]
 pub fn sin_fixed(w: u32) -> u32 {
     sincos_fixed(w, false)
 }
@@ -22,10 +23,12 @@ pub fn sin_fixed(w: u32) -> u32 {
 /// The Tesla COS datapath on the 2.23 quadrant word `w`: [`sin_fixed`] one quadrant on
 /// (q + 1) with the input sign dropped (cos is even) \[RE, docs/semantics.md §2.2\]; MUFU.COS on
 /// sm_5x/sm_6x. Evidence as for [`sin_fixed`] \[INF\].
+#[inline]
 pub fn cos_fixed(w: u32) -> u32 {
     sincos_fixed(w, true)
 }
 
+#[inline(always)]
 fn sincos_fixed(w: u32, cos: bool) -> u32 {
     if w & NAN_CODE != 0 {
         return NAN;
@@ -56,6 +59,7 @@ fn sincos_fixed(w: u32, cos: bool) -> u32 {
 /// other `t` and other generations \[INF\] (docs/semantics.md §7 item 1).
 ///
 /// Specials \[DOC opMUFU\]: ±0 and ±subnormal → ±0, ±Inf and NaN → 0x7FFFFFFF.
+#[inline(always)]
 pub fn sin(t: u32) -> u32 {
     sin_fixed(turns_to_quadrant_word(t))
 }
@@ -64,6 +68,7 @@ pub fn sin(t: u32) -> u32 {
 /// as [`sin`] (`cos.approx{.ftz}.f32` on all 2^32 inputs).
 ///
 /// Specials \[DOC opMUFU\]: ±0 and ±subnormal → +1, ±Inf and NaN → 0x7FFFFFFF.
+#[inline(always)]
 pub fn cos(t: u32) -> u32 {
     cos_fixed(turns_to_quadrant_word(t))
 }
@@ -73,6 +78,7 @@ pub fn cos(t: u32) -> u32 {
 /// a subnormal t is flushed to a signed zero and NaN/±Inf give the RRO special words
 /// (docs/semantics.md §2.3; evidence as for [`sin`]). It is the RRO.SINCOS conversion with the 2/π scaling left out
 /// (ptxas has already applied 1/2π).
+#[inline(always)]
 fn turns_to_quadrant_word(t: u32) -> u32 {
     match split(t) {
         Err(special) => special,

@@ -34,6 +34,7 @@ const ONE: i64 = 1 << 40;
 ///
 /// Specials \[DOC opMUFU, PTX 9.7.3.15\]: ±0 → ±0, ±subnormal → ±0 (input FTZ; SQRT(−denorm) =
 /// −0), +Inf → +Inf, −Inf and negative normals → NaN, NaN → 0x7FFFFFFF.
+#[inline(always)]
 pub fn sqrt(x: u32) -> u32 {
     let neg = x >> 31 != 0;
     match F32.classify(x.into()) {

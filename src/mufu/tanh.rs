@@ -64,6 +64,7 @@ const ONE: u32 = 0x3F80_0000;
 ///
 /// Specials \[DOC PTX 9.7.3.22\]: ±0 → ±0, ±subnormal → itself, ±Inf → ±1.0, NaN →
 /// 0x7FFFFFFF; |x| ≥ 8 → ±1.0.
+#[inline(always)]
 pub fn tanh(x: u32) -> u32 {
     let a = x & 0x7FFF_FFFF;
     if a > 0x7F80_0000 {
@@ -75,6 +76,7 @@ pub fn tanh(x: u32) -> u32 {
 /// The table row of 2^-8 ≤ `a` < 8 (f32 bits of |x|) and the shift that takes the fraction to
 /// its 17-bit interpolation operand (`xl = frac >> shift & 0x1FFFF`): the binade's first row
 /// plus its top index-bits fraction bits, `shift = 6 − index bits`.
+#[inline]
 pub(crate) fn segment(a: u32) -> (usize, u32) {
     let k = (a >> 23) as usize - 119;
     let bits = INDEX_BITS[k];
@@ -82,6 +84,7 @@ pub(crate) fn segment(a: u32) -> (usize, u32) {
 }
 
 /// tanh |x| for a non-NaN `a` = |x|.
+#[inline(always)]
 fn tanh_abs(a: u32) -> u32 {
     if a < PASS_BELOW {
         return a;

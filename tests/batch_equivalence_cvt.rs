@@ -17,6 +17,7 @@
 //! packed `.f16x2.f32`/`.bf16x2.f32` forms are their scalar forms twice, compared in the
 //! default tier.
 
+mod all_cores;
 mod common;
 
 use common::batch::{assert_vectorized_at_every_level, compare, levels, spellings_on_their_targets, Tally};
@@ -48,6 +49,7 @@ fn every_cvt_spelling_is_vectorized() {
 
 #[test]
 fn from_f16_and_bf16_every_operand() {
+    let _all_cores = all_cores::hold();
     let tally = Tally::default();
     let levels = levels();
     let every: Vec<u64> = (0..1 << 16).collect();
@@ -69,6 +71,7 @@ fn element(kind: u64, from: Layout, to: Layout, rng: &mut Rng) -> u64 {
 
 /// ≥ 10^7 words per (source, destination) pair from `from`, shared among its spellings.
 fn random_tier(from: Format) {
+    let _all_cores = all_cores::hold();
     let all: Vec<(Instr, Target)> = spellings().into_iter().filter(|(i, _)| source(i) == from).collect();
     let levels = levels();
     let tally = Tally::default();
@@ -135,7 +138,7 @@ mod all_operands {
 
     use super::common::batch::{Tally, Words};
     use super::common::{directed, flush_f32, integral_f32s, side, Layout};
-    use super::{source, spellings};
+    use super::{all_cores, source, spellings};
 
     const BLOCK: usize = 1 << 14;
 
@@ -294,6 +297,7 @@ mod all_operands {
     #[test]
     #[ignore = "exhaustive: all 2^32 operands of cvt spellings from one f32"]
     fn every_spelling_from_f32() {
+        let _all_cores = all_cores::hold();
         let level = SimdLevel::active();
         let mut from_f32: Vec<Instr> = spellings()
             .into_iter()

@@ -16,6 +16,7 @@
 //! arithmetic and Rust's conversions, which share no code with ptxfp (`all_operands`); about
 //! 3.7 minutes on two AVX-512 cores.
 
+mod all_cores;
 mod common;
 
 use common::batch::{assert_vectorized_at_every_level, compare, levels, spellings_on_their_targets, Tally};
@@ -43,6 +44,7 @@ fn every_integer_cvt_is_vectorized() {
 
 #[test]
 fn from_8_and_16_bit_sources_every_operand() {
+    let _all_cores = all_cores::hold();
     let tally = Tally::default();
     let levels = levels();
     let narrow: Vec<(Instr, Target)> = spellings().into_iter().filter(|(i, _)| i.source_type(0).bits() <= 16).collect();
@@ -115,6 +117,7 @@ fn int_operand(rng: &mut Rng, t: IntType) -> u64 {
 /// spellings.
 #[test]
 fn from_32_and_64_bit_sources_edge_biased() {
+    let _all_cores = all_cores::hold();
     let all: Vec<(Instr, Target)> = spellings().into_iter().filter(|(i, _)| i.source_type(0).bits() >= 32).collect();
     let levels = levels();
     let tally = Tally::default();
@@ -171,7 +174,7 @@ mod all_operands {
 
     use super::common::batch::{Tally, Words};
     use super::common::{directed, integral_f32s, side, Layout};
-    use super::spellings;
+    use super::{all_cores, spellings};
 
     const BLOCK: usize = 1 << 14;
 
@@ -385,6 +388,7 @@ mod all_operands {
     #[test]
     #[ignore = "exhaustive: all 2^32 operands of integer cvt spellings from a 32-bit source"]
     fn every_spelling_from_a_32_bit_source() {
+        let _all_cores = all_cores::hold();
         let level = SimdLevel::active();
         let from_32: Vec<Instr> =
             spellings().into_iter().map(|(i, _)| i).filter(|i| i.source_type(0).bits() == 32).collect();

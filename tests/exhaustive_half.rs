@@ -84,6 +84,7 @@ use ptxfp::round::saturate;
 use ptxfp::{Format, Instr, Opcode, Rounding, SimdLevel, Target};
 use rayon::prelude::*;
 
+mod all_cores;
 mod failures;
 use failures::Failures;
 
@@ -353,6 +354,7 @@ fn reference_row(fmt: Format, op: Op, a: u16, wide: &[f32], exact: &mut [f32], w
 }
 
 fn exhaustive(fmt: Format, op: Op) {
+    let _all_cores = all_cores::hold();
     let wide: Vec<f32> = (0..=0xFFFF)
         .map(|x| match fmt {
             Format::F16 => half::f16::from_bits(x).to_f32(),

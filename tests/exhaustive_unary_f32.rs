@@ -532,6 +532,7 @@ fn readings_match_the_scalar_definitions_on_a_sample() {
     }
 }
 
+mod all_cores;
 mod common;
 mod failures;
 
@@ -551,6 +552,7 @@ mod all_inputs {
     /// readings compiled for the widest level the processor has (the host's arithmetic gives
     /// the same bits at every level).
     fn exhaustive(name: &str) {
+        let _all_cores = all_cores::hold();
         let group = group(name);
         let target = Target::DEFAULT;
         let spellings = parse(group.spellings);

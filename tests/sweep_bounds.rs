@@ -9,7 +9,10 @@ use std::sync::atomic::AtomicBool;
 use ptxfp::sweep::report::Report;
 use ptxfp::sweep::{Control, Outcome, Shard, Spec, Sweep};
 
+mod all_cores;
+
 fn sweep(spec: Spec) -> Report {
+    let _all_cores = all_cores::hold();
     let sweep = Sweep::new(&spec, Shard::WHOLE, true).unwrap();
     let stop = AtomicBool::new(false);
     let control = Control { progress: &|_, _| {}, stop: &stop, checkpoint: &|_| {}, checkpoint_every: f64::INFINITY };

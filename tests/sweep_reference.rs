@@ -19,6 +19,8 @@ use ptxfp::sweep::exact::{f32_block, f32_constant_run, half_block, MathFn, VALUE
 use ptxfp::Format;
 use rayon::prelude::*;
 
+mod all_cores;
+
 /// The correctly rounded f32 result, computed without the module under test.
 fn reference_f32(f: MathFn, x: f32) -> f32 {
     // 2x overflows only for |x| ≥ 2^127, where x is an even integer: sin(πx) is then the same
@@ -277,6 +279,7 @@ fn constant_runs_sample() {
 #[test]
 #[ignore = "exhaustive tier: run with --include-ignored"]
 fn constant_runs_all_inputs() {
+    let _all_cores = all_cores::hold();
     for (f, ftz) in [(MathFn::Ex2, false), (MathFn::Ex2, true), (MathFn::Tanh, false)] {
         let start = Instant::now();
         let accepted: u64 = (0..1u32 << 16)
@@ -455,6 +458,7 @@ fn path_error(f: MathFn) -> Option<f64> {
 /// on every 8th input (their bound is proved in src/sweep/exact.rs, the rounded results are
 /// checked on every input); `--features exhaustive-references` checks every value.
 fn exhaustive(f: MathFn) {
+    let _all_cores = all_cores::hold();
     const VALUE_STRIDE: u32 = if cfg!(feature = "exhaustive-references") { 1 } else { 8 };
     let start = Instant::now();
     let wrong = AtomicU64::new(0);

@@ -262,7 +262,9 @@ pub(crate) fn pack_truncated(neg: bool, e: i32, r: u64, top: u32) -> u32 {
     if r == 0 {
         return pack(neg, e, 0);
     }
-    let shift = top - (63 - r.leading_zeros());
+    // The leading one sits at bit 63 − lz ≤ top, so the shift is lz + top − 63 ≥ 0 (saturated
+    // rather than checked: no overflow check is left, so a caller's loop can vectorise).
+    let shift = (r.leading_zeros() + top).saturating_sub(63);
     pack(neg, e - shift as i32, ((r << shift) >> (top - 23)) as u32)
 }
 

@@ -263,7 +263,7 @@ pub(crate) fn pack_truncated(neg: bool, e: i32, r: u64, top: u32) -> u32 {
         return pack(neg, e, 0);
     }
     // The leading one sits at bit 63 − lz ≤ top, so the shift is lz + top − 63 ≥ 0 (saturated
-    // rather than checked: no overflow check is left, so a caller's loop can vectorise).
+    // rather than checked: where overflow checks are on, a caller's loop has no panic path).
     let shift = (r.leading_zeros() + top).saturating_sub(63);
     pack(neg, e - shift as i32, ((r << shift) >> (top - 23)) as u32)
 }

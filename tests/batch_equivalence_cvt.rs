@@ -133,26 +133,52 @@ fn from_f64_edge_biased() {
 mod all_operands {
     use std::cmp::Ordering;
 
-    use ptxfp::{Format, Instr, Mode, SimdLevel, Type, Word};
+    use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
+    use ptxfp::{Format, Instr, Mode, Rounding, SimdLevel, Type, Word};
     use rayon::prelude::*;
 
     use super::common::batch::{Tally, Words};
-    use super::common::{directed, flush_f32, integral_f32s, side, Layout};
+    use super::common::{directed, fill, flush_f32, integral_f32s, side, Layout};
     use super::{all_cores, source, spellings};
 
     const BLOCK: usize = 1 << 14;
 
-    /// A 16-bit encoding and on which side of the operand it lies.
-    type Near = (u64, Ordering);
-
-    fn near_f16(x: f32) -> Near {
-        let n = half::f16::from_f32(x);
-        (u64::from(n.to_bits()), side(n.to_f64(), f64::from(x)))
+    /// The 16-bit encodings nearest to a block's operands (the conversion to nearest, ties to
+    /// even), and on which side of its operand each lies.
+    #[derive(Default)]
+    struct Nearest {
+        bits: Vec<u16>,
+        side: Vec<Ordering>,
     }
 
-    fn near_bf16(x: f32) -> Near {
-        let n = half::bf16::from_f32(x);
-        (u64::from(n.to_bits()), side(n.to_f64(), f64::from(x)))
+    impl Nearest {
+        /// The f16 encodings nearest to `xs` (f16 values are exact in f32), from `half`'s slice
+        /// conversion (the F16C instructions where the processor has them; the same bits as its
+        /// `f16::from_f32`).
+        #[inline(always)]
+        fn f16(&mut self, xs: &[u32]) {
+            let xs: &[f32] = bytemuck::cast_slice(xs);
+            self.bits.resize(xs.len(), 0);
+            self.bits.reinterpret_cast_mut::<half::f16>().convert_from_f32_slice(xs);
+            self.side.resize(xs.len(), Ordering::Equal);
+            for ((s, &n), &x) in self.side.iter_mut().zip(&self.bits).zip(xs) {
+                *s = side(f64::from(half::f16::from_bits(n).to_f32()), f64::from(x));
+            }
+        }
+
+        /// The bf16 encodings nearest to `xs`, each operand flushed first where `ftz` (and the
+        /// side taken against the flushed operand).
+        #[inline(always)]
+        fn bf16(&mut self, xs: &[u32], ftz: bool) {
+            self.bits.resize(xs.len(), 0);
+            self.side.resize(xs.len(), Ordering::Equal);
+            for ((n, s), &a) in self.bits.iter_mut().zip(self.side.iter_mut()).zip(xs) {
+                let x = f32::from_bits(a);
+                let x = if ftz { flush_f32(x) } else { x };
+                let near = half::bf16::from_f32(x);
+                (*n, *s) = (near.to_bits(), side(near.to_f64(), f64::from(x)));
+            }
+        }
     }
 
     /// `.sat` in place: a NaN, −0 and every negative value give +0, every value above 1 gives 1.
@@ -191,10 +217,10 @@ mod all_operands {
     #[derive(Default)]
     struct Block {
         xs: Vec<u32>,
-        f16: Vec<Near>,
-        bf16: [Vec<Near>; 2],
+        f16: Nearest,
+        bf16: [Nearest; 2],
         rounded: Vec<f32>,
-        rounded_for: Option<(ptxfp::Rounding, bool)>,
+        rounded_for: Option<(Rounding, bool)>,
     }
 
     /// A worker's buffers of the kernel's and the expected words.
@@ -206,33 +232,58 @@ mod all_operands {
         w64: Words<u64>,
     }
 
+    /// Whether the f32 word `a` is a NaN.
+    #[inline(always)]
+    fn nan(a: u32) -> bool {
+        a & 0x7FFF_FFFF > 0x7F80_0000
+    }
+
     /// The expected words of `instr` on the block's operands, before `.sat` and `.relu`, into
-    /// `want` (one loop per kind of spelling).
+    /// `want` (one loop per kind of spelling and direction, inlined into the block's check,
+    /// which is compiled for the processor's widest level).
+    #[inline(always)]
     fn expected(instr: &Instr, b: &Block, want: &mut Vec<u64>) {
         let (to, ftz, rnd) = (instr.format(), instr.modifiers().ftz, instr.rounding());
-        let nan = |a: u32| a & 0x7FFF_FFFF > 0x7F80_0000;
         let xs = b.xs.iter().copied();
-        want.clear();
         match (to, instr.mode()) {
             (Format::F16 | Format::BF16, _) => {
                 let near = if to == Format::F16 { &b.f16 } else { &b.bf16[usize::from(ftz)] };
-                want.extend(
-                    xs.zip(near).map(|(a, &(n, side))| if nan(a) { 0x7FFF } else { directed(rnd, n, side, 0x8000) }),
-                );
+                #[inline(always)]
+                fn each(xs: &[u32], near: &Nearest, rnd: Rounding, want: &mut Vec<u64>) {
+                    let word =
+                        |((&a, &n), &side)| if nan(a) { 0x7FFF } else { directed(rnd, u64::from(n), side, 0x8000) };
+                    fill(want, xs.len(), xs.iter().zip(&near.bits).zip(&near.side).map(word));
+                }
+                match rnd {
+                    Rounding::Rn => each(&b.xs, near, Rounding::Rn, want),
+                    Rounding::Rz => each(&b.xs, near, Rounding::Rz, want),
+                    Rounding::Rm => each(&b.xs, near, Rounding::Rm, want),
+                    Rounding::Rp => each(&b.xs, near, Rounding::Rp, want),
+                }
             }
-            (Format::F64, _) => want.extend(xs.map(|a| match f32::from_bits(a) {
-                _ if nan(a) && ftz => widened_nan(0x7FFF_FFFF),
-                _ if nan(a) => widened_nan(a),
-                x => f64::from(if ftz { flush_f32(x) } else { x }).to_bits(),
-            })),
-            (_, Mode::Default) if ftz => want.extend(xs.map(|a| match f32::from_bits(a) {
-                _ if nan(a) => 0x7FFF_FFFF,
-                x => u64::from(flush_f32(x).to_bits()),
-            })),
-            (_, Mode::Default) => want.extend(xs.map(u64::from)),
-            _ => {
-                want.extend(xs.zip(&b.rounded).map(|(a, r)| if nan(a) { 0x7FFF_FFFF } else { u64::from(r.to_bits()) }))
-            }
+            (Format::F64, _) => fill(
+                want,
+                b.xs.len(),
+                xs.map(|a| match f32::from_bits(a) {
+                    _ if nan(a) && ftz => widened_nan(0x7FFF_FFFF),
+                    _ if nan(a) => widened_nan(a),
+                    x => f64::from(if ftz { flush_f32(x) } else { x }).to_bits(),
+                }),
+            ),
+            (_, Mode::Default) if ftz => fill(
+                want,
+                b.xs.len(),
+                xs.map(|a| match f32::from_bits(a) {
+                    _ if nan(a) => 0x7FFF_FFFF,
+                    x => u64::from(flush_f32(x).to_bits()),
+                }),
+            ),
+            (_, Mode::Default) => fill(want, b.xs.len(), xs.map(u64::from)),
+            _ => fill(
+                want,
+                b.xs.len(),
+                xs.zip(&b.rounded).map(|(a, r)| if nan(a) { 0x7FFF_FFFF } else { u64::from(r.to_bits()) }),
+            ),
         }
     }
 
@@ -251,15 +302,9 @@ mod all_operands {
     ) {
         b.xs.clear();
         b.xs.extend((0..BLOCK as u32).map(|i| (block as u32) * BLOCK as u32 + i));
-        b.f16.clear();
-        b.f16.extend(b.xs.iter().map(|&a| near_f16(f32::from_bits(a))));
+        b.f16.f16(&b.xs);
         for ftz in [false, true] {
-            let near = &mut b.bf16[usize::from(ftz)];
-            near.clear();
-            near.extend(b.xs.iter().map(|&a| {
-                let x = f32::from_bits(a);
-                near_bf16(if ftz { flush_f32(x) } else { x })
-            }));
+            b.bf16[usize::from(ftz)].bf16(&b.xs, ftz);
         }
         b.rounded_for = None;
         for (instr, &after_twin) in from_f32.iter().zip(after_twin) {

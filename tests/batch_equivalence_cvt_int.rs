@@ -194,26 +194,68 @@ mod all_operands {
         }
     }
 
-    /// The encodings of `fmt` nearest to the integers `vs`, and on which side of its integer
-    /// each lies, into `near` (a loop per format).
+    /// The encodings of a format nearest to a block's integers, and on which side of its
+    /// integer each lies.
+    #[derive(Default)]
+    struct Nearest {
+        bits: Vec<u64>,
+        side: Vec<Ordering>,
+    }
+
+    /// The encodings of `fmt` nearest to the integers `vs` (`len` of them) into `near` (a
+    /// plain loop per format, inlined into the block's check).
     #[inline(always)]
-    fn nearest(fmt: Format, vs: impl Iterator<Item = i64>, near: &mut Vec<(u64, Ordering)>) {
-        near.clear();
+    fn nearest(fmt: Format, len: usize, vs: impl Iterator<Item = i64>, near: &mut Nearest) {
+        #[inline(always)]
+        fn each(len: usize, vs: impl Iterator<Item = i64>, near: &mut Nearest, f: impl Fn(i64) -> (u64, Ordering)) {
+            near.bits.resize(len, 0);
+            near.side.resize(len, Ordering::Equal);
+            let mut written = 0;
+            for ((n, s), v) in near.bits.iter_mut().zip(near.side.iter_mut()).zip(vs) {
+                (*n, *s) = f(v);
+                written += 1;
+            }
+            assert_eq!(written, len, "one integer per operand");
+        }
         match fmt {
-            Format::F64 => near.extend(vs.map(|v| ((v as f64).to_bits(), Ordering::Equal))),
-            Format::F32 => near.extend(vs.map(|v| {
-                let n = v as f32;
-                (u64::from(n.to_bits()), side(f64::from(n), v as f64))
-            })),
+            Format::F64 => each(
+                len,
+                vs,
+                near,
+                #[inline(always)]
+                |v| ((v as f64).to_bits(), Ordering::Equal),
+            ),
+            Format::F32 => each(
+                len,
+                vs,
+                near,
+                #[inline(always)]
+                |v| {
+                    let n = v as f32;
+                    (u64::from(n.to_bits()), side(f64::from(n), v as f64))
+                },
+            ),
             // |v| ≤ 2^24 is exact in f32; beyond, both the f32 and its f16 overflow f16.
-            Format::F16 => near.extend(vs.map(|v| {
-                let n = half::f16::from_f32(v as f32);
-                (u64::from(n.to_bits()), side(n.to_f64(), v as f64))
-            })),
-            Format::BF16 => near.extend(vs.map(|v| {
-                let n = half::bf16::from_f32(to_odd(v));
-                (u64::from(n.to_bits()), side(n.to_f64(), v as f64))
-            })),
+            Format::F16 => each(
+                len,
+                vs,
+                near,
+                #[inline(always)]
+                |v| {
+                    let n = half::f16::from_f32(v as f32);
+                    (u64::from(n.to_bits()), side(n.to_f64(), v as f64))
+                },
+            ),
+            Format::BF16 => each(
+                len,
+                vs,
+                near,
+                #[inline(always)]
+                |v| {
+                    let n = half::bf16::from_f32(to_odd(v));
+                    (u64::from(n.to_bits()), side(n.to_f64(), v as f64))
+                },
+            ),
         }
     }
 
@@ -228,7 +270,7 @@ mod all_operands {
         rounded: Vec<f32>,
         /// The direction and flush of `rounded`.
         rounded_for: Option<(Rounding, bool)>,
-        near: Vec<(u64, Ordering)>,
+        near: Nearest,
     }
 
     /// f32 → every integer type, in every direction, with and without `.ftz` and `.sat`, the
@@ -316,7 +358,7 @@ mod all_operands {
         for ((from, fmt), instrs) in groups {
             let signed = *from == IntType::S32;
             let value = move |x: u32| if signed { i64::from(x as i32) } else { i64::from(x) };
-            nearest(*fmt, xs.iter().map(|&x| value(x)), &mut s.near);
+            nearest(*fmt, xs.len(), xs.iter().map(|&x| value(x)), &mut s.near);
             let (near, l) = (&s.near, Layout::of(*fmt));
             let (saturate, sign_bit) = (saturate_rule(l), l.sign_bit());
             let mut previous: Option<&Instr> = None;
@@ -333,7 +375,7 @@ mod all_operands {
                     });
                     continue;
                 }
-                let want = near.iter().map(|&(n, side)| directed(rnd, n, side, sign_bit));
+                let want = near.bits.iter().zip(&near.side).map(|(&n, &side)| directed(rnd, n, side, sign_bit));
                 let want = want.map(|w| if sat { saturate(w) } else { w });
                 tally.add(match fmt.bits() {
                     16 => s.w16.check(instr, level, xs, want.map(|w| w as u16)),

@@ -151,8 +151,7 @@ impl<D: Word> Words<D> {
         xs: &[u32],
         want: impl Iterator<Item = D>,
     ) -> (u64, Vec<String>) {
-        self.want.clear();
-        self.want.extend(want);
+        super::fill(&mut self.want, xs.len(), want);
         against(instr, level, xs, &mut self.got, &self.want)
     }
 

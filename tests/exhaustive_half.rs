@@ -155,6 +155,7 @@ impl Row {
     /// costs more than the row). Each arm sees a constant format and operation, so the scalar
     /// definition specialises to them, as in `Instr::eval_unchecked`: a row costs a quarter
     /// (`add`) to a half (`mul`) less than with both known only at run time.
+    #[inline(always)]
     fn fill(&mut self, fmt: Format, op: Op, a: u16, with_ftz: bool) {
         match (fmt, op) {
             (Format::F16, Op::Add) => self.fill_in(Format::F16, Op::Add, a, with_ftz),
@@ -189,8 +190,9 @@ impl Row {
     }
 
     /// The scalar definition of the element type of `instr` on the pairs (`self.a`, `b`), for
-    /// every `b`, into `out`; `saturated[r]` is `round::saturate` of the result `r`.
-    fn expected(&self, instr: &Instr, saturated: &[u16], out: &mut [u16]) {
+    /// every `b`, into `out`.
+    #[inline(always)]
+    fn expected(&self, instr: &Instr, out: &mut [u16]) {
         let m = instr.modifiers();
         let table = if m.ftz { &self.ftz } else { &self.rn };
         if instr.opcode() == Opcode::Sub {
@@ -207,7 +209,18 @@ impl Row {
             out.copy_from_slice(table);
         }
         if m.sat {
-            out.iter_mut().for_each(|r| *r = saturated[usize::from(*r)]);
+            // A loop per format, each with the format's constants.
+            #[inline(always)]
+            fn saturate_all(fmt: Format, out: &mut [u16]) {
+                for r in out {
+                    *r = saturate(fmt, u64::from(*r)) as u16;
+                }
+            }
+            match instr.format() {
+                Format::F16 => saturate_all(Format::F16, out),
+                Format::BF16 => saturate_all(Format::BF16, out),
+                other => unreachable!("{} is not a 16-bit format", other.name()),
+            }
         }
     }
 }
@@ -228,7 +241,9 @@ struct Scratch {
     rows: [Row; 2],
     /// Indexed by `.ftz << 2 | .sat << 1 | sub`.
     derived: [Derived; 8],
-    a16: Vec<u16>,
+    /// The first operand of each row, repeated.
+    a16: [Vec<u16>; 2],
+    /// Both first operands packed (row 0's in element 0, row 1's in element 1), repeated.
     a32: Vec<u32>,
     out16: Vec<u16>,
     out32: Vec<u32>,
@@ -241,7 +256,7 @@ impl Scratch {
         Scratch {
             rows: [Row::new(), Row::new()],
             derived: std::array::from_fn(|_| Derived { rows: [v16(), v16()], packed: v32(), made_for: None }),
-            a16: v16(),
+            a16: [v16(), v16()],
             a32: v32(),
             out16: v16(),
             out32: v32(),
@@ -261,30 +276,37 @@ struct Operands {
 /// `rows[1].a` (two rows, so that the elements of a packed word hold different operands); and
 /// the derivation of [`Row::expected`] against the scalar definitions themselves, on the pairs
 /// with `(a ^ b) & 0xFFF == 0`.
-fn check(spellings: &[Instr], s: &mut Scratch, ops: &Operands, saturated: &[u16], failures: &Failures) {
+#[inline(always)]
+fn check(spellings: &[Instr], s: &mut Scratch, ops: &Operands, failures: &Failures) {
     let target = Target::DEFAULT;
+    for (a16, row) in s.a16.iter_mut().zip(&s.rows) {
+        a16.fill(row.a);
+    }
+    s.a32.fill(u32::from(s.rows[0].a) | u32::from(s.rows[1].a) << 16);
     for instr in spellings {
         let m = instr.modifiers();
         let key = usize::from(m.ftz) << 2 | usize::from(m.sat) << 1 | usize::from(instr.opcode() == Opcode::Sub);
         let derived = &mut s.derived[key];
         if derived.made_for != Some(s.rows[0].a) {
             for (row, out) in s.rows.iter().zip(derived.rows.iter_mut()) {
-                row.expected(instr, saturated, out);
+                row.expected(instr, out);
             }
             // Word k pairs element 0 of row 0 with b = k and element 1 of row 1 with k ^ 0x8000.
             let [lo, hi] = &derived.rows;
             let (hi_first, hi_second) = hi.split_at(0x8000);
-            let hi_swapped = hi_second.iter().chain(hi_first);
-            for ((w, &l), &h) in derived.packed.iter_mut().zip(lo).zip(hi_swapped) {
-                *w = u32::from(l) | u32::from(h) << 16;
+            let (packed_first, packed_second) = derived.packed.split_at_mut(0x8000);
+            let halves = [(packed_first, &lo[..0x8000], hi_second), (packed_second, &lo[0x8000..], hi_first)];
+            for (packed, lo, hi) in halves {
+                for ((w, &l), &h) in packed.iter_mut().zip(lo).zip(hi) {
+                    *w = u32::from(l) | u32::from(h) << 16;
+                }
             }
             derived.made_for = Some(s.rows[0].a);
         }
         let want = &derived.rows;
         if instr.ty().lanes() == 1 {
-            for (row, want) in s.rows.iter().zip(want.iter()) {
-                s.a16.fill(row.a);
-                instr.eval_batch(target, &[&s.a16, &ops.bs], &mut s.out16).unwrap();
+            for ((row, want), a16) in s.rows.iter().zip(want.iter()).zip(&s.a16) {
+                instr.eval_batch(target, &[a16, &ops.bs], &mut s.out16).unwrap();
                 if s.out16 != *want {
                     for (b, (&got, &want)) in s.out16.iter().zip(want).enumerate().filter(|(_, (g, w))| g != w) {
                         failures.record(|| {
@@ -294,7 +316,6 @@ fn check(spellings: &[Instr], s: &mut Scratch, ops: &Operands, saturated: &[u16]
                 }
             }
         } else {
-            s.a32.fill(u32::from(s.rows[0].a) | u32::from(s.rows[1].a) << 16);
             instr.eval_batch(target, &[&s.a32, &ops.packed], &mut s.out32).unwrap();
             if s.out32 != derived.packed {
                 for (k, (&got, &want)) in s.out32.iter().zip(&derived.packed).enumerate().filter(|(_, (g, w))| g != w) {
@@ -363,7 +384,6 @@ fn exhaustive(fmt: Format, op: Op) {
         .collect();
     let spellings = spellings(fmt, op);
     let with_ftz = spellings.iter().any(|i| i.modifiers().ftz);
-    let saturated: Vec<u16> = (0..=0xFFFF).map(|r| saturate(fmt, r) as u16).collect();
     let label = format!("{}.{}", op.name(), fmt.name());
     let start = Instant::now();
     let reference = Failures::new();
@@ -372,21 +392,31 @@ fn exhaustive(fmt: Format, op: Op) {
     let packed = bs.iter().map(|&k| u32::from(k) | u32::from(k ^ 0x8000) << 16).collect();
     let ops = Operands { bs, packed };
     let scratch = || (Scratch::new(), vec![0f32; 1 << 16], vec![0u16; 1 << 16]);
+    // The scalar definitions, the references and the derivations compiled for the widest level
+    // the processor has (integer operations and the host's IEEE arithmetic give the same bits
+    // at every level; the kernels under test run at the active level whatever the caller).
+    let level = SimdLevel::detected();
     (0u16..0x8000).into_par_iter().for_each_init(scratch, |(s, exact, want), a| {
-        for (row, a) in s.rows.iter_mut().zip([a, a | 0x8000]) {
-            row.fill(fmt, op, a, with_ftz);
-        }
-        for row in &s.rows {
-            reference_row(fmt, op, row.a, &wide, exact, want);
-            if row.rn != *want {
-                for (b, (&got, &want)) in row.rn.iter().zip(want.iter()).enumerate().filter(|(_, (g, w))| g != w) {
-                    reference.record(|| {
-                        format!("{label}.rn [{:#06x}, {b:#06x}]: ptxfp {got:#06x} reference {want:#06x}", row.a)
-                    });
+        level.compiled_for(
+            #[inline(always)]
+            || {
+                for (row, a) in s.rows.iter_mut().zip([a, a | 0x8000]) {
+                    row.fill(fmt, op, a, with_ftz);
                 }
-            }
-        }
-        check(&spellings, s, &ops, &saturated, &kernels);
+                for row in &s.rows {
+                    reference_row(fmt, op, row.a, &wide, exact, want);
+                    if row.rn != *want {
+                        let wrong = row.rn.iter().zip(want.iter()).enumerate().filter(|(_, (g, w))| g != w);
+                        for (b, (&got, &want)) in wrong {
+                            reference.record(|| {
+                                format!("{label}.rn [{:#06x}, {b:#06x}]: ptxfp {got:#06x} reference {want:#06x}", row.a)
+                            });
+                        }
+                    }
+                }
+                check(&spellings, s, &ops, &kernels);
+            },
+        )
     });
     let ((wrong, wrong_examples), (differ, differ_examples)) = (reference.into_report(), kernels.into_report());
     let kernel_count = spellings.len();

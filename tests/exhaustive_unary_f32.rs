@@ -48,7 +48,7 @@
 
 use std::cmp::Ordering;
 
-use common::side;
+use common::{fill, side};
 use ptxfp::ptx::{catalog, MufuFn};
 use ptxfp::round::saturate;
 use ptxfp::{mufu, Format, Instr, Opcode, Rounding, SimdLevel, Target, Type};
@@ -353,39 +353,35 @@ struct Values {
 
 /// The group's function at each input of `xs`, into `v`. One plain loop per function, so that
 /// the host's operations and [`turns`] are compiled into it (vectorised where the level
-/// allows) rather than called through a pointer.
+/// allows) rather than called through a pointer (`fill`: `Vec::extend` kept its loop in a
+/// separate function compiled for the baseline).
 #[inline(always)]
 fn values(group: &Group, xs: &[u32], v: &mut Values) {
     #[inline(always)]
     fn each_side(xs: &[u32], v: &mut Values, side: impl Fn(u32, u32) -> Ordering) {
-        let sides = xs.iter().zip(&v.value).map(|(&x, &r)| {
-            let s = side(x, r);
-            if exact_input(x) || is_nan(r) {
-                Ordering::Equal
-            } else {
-                s
-            }
-        });
-        v.side.extend(sides);
+        v.side.resize(xs.len(), Ordering::Equal);
+        for ((s, &x), &r) in v.side.iter_mut().zip(xs).zip(&v.value) {
+            let side = side(x, r);
+            *s = if exact_input(x) || is_nan(r) { Ordering::Equal } else { side };
+        }
     }
-    v.value.clear();
-    v.side.clear();
     match group.function {
         Function::Mufu(f) => {
+            v.value.clear();
             v.value.extend_from_slice(xs);
             mufu_in_place(f, &mut v.value);
         }
         Function::MufuOfTurns(f) => {
             // The arguments first, in a loop of their own that vectorises.
-            v.value.extend(xs.iter().map(|&x| turns(x)));
+            fill(&mut v.value, xs.len(), xs.iter().map(|&x| turns(x)));
             mufu_in_place(f, &mut v.value);
         }
         Function::HostRcp => {
-            v.value.extend(xs.iter().map(|&x| host_rcp(x)));
+            fill(&mut v.value, xs.len(), xs.iter().map(|&x| host_rcp(x)));
             each_side(xs, v, rcp_side);
         }
         Function::HostSqrt => {
-            v.value.extend(xs.iter().map(|&x| host_sqrt(x)));
+            fill(&mut v.value, xs.len(), xs.iter().map(|&x| host_sqrt(x)));
             each_side(xs, v, sqrt_side);
         }
     }
@@ -444,8 +440,18 @@ fn read(reading: Reading, xs: &[u32], v: &Values, want: &mut [u32], scalar: impl
             scaled
         }
         Reading::Directed(rnd, evaluated) => {
-            for ((w, &f), &side) in want.iter_mut().zip(&v.value).zip(&v.side) {
-                *w = directed(rnd, f, side);
+            // A loop per direction, each with its tests of `rnd` decided.
+            #[inline(always)]
+            fn each(rnd: Rounding, v: &Values, want: &mut [u32]) {
+                for ((w, &f), &side) in want.iter_mut().zip(&v.value).zip(&v.side) {
+                    *w = directed(rnd, f, side);
+                }
+            }
+            match rnd {
+                Rounding::Rn => each(Rounding::Rn, v, want),
+                Rounding::Rz => each(Rounding::Rz, v, want),
+                Rounding::Rm => each(Rounding::Rm, v, want),
+                Rounding::Rp => each(Rounding::Rp, v, want),
             }
             evaluated
         }
@@ -453,6 +459,15 @@ fn read(reading: Reading, xs: &[u32], v: &Values, want: &mut [u32], scalar: impl
     // One loop per set of inputs, each with its test inlined.
     #[inline(always)]
     fn mend(xs: &[u32], want: &mut [u32], holds: impl Fn(u32) -> bool, scalar: impl Fn(u32) -> u32) {
+        // Most blocks hold none of these inputs: a count first, which vectorises (the loop
+        // below, with its call, does not).
+        let mut count = 0u32;
+        for &x in xs {
+            count = count.wrapping_add(u32::from(holds(x)));
+        }
+        if count == 0 {
+            return;
+        }
         for (w, &x) in want.iter_mut().zip(xs) {
             if holds(x) {
                 *w = scalar(x);

@@ -218,44 +218,20 @@ mod all_operands {
             assert_eq!(written, len, "one integer per operand");
         }
         match fmt {
-            Format::F64 => each(
-                len,
-                vs,
-                near,
-                #[inline(always)]
-                |v| ((v as f64).to_bits(), Ordering::Equal),
-            ),
-            Format::F32 => each(
-                len,
-                vs,
-                near,
-                #[inline(always)]
-                |v| {
-                    let n = v as f32;
-                    (u64::from(n.to_bits()), side(f64::from(n), v as f64))
-                },
-            ),
+            Format::F64 => each(len, vs, near, |v| ((v as f64).to_bits(), Ordering::Equal)),
+            Format::F32 => each(len, vs, near, |v| {
+                let n = v as f32;
+                (u64::from(n.to_bits()), side(f64::from(n), v as f64))
+            }),
             // |v| ≤ 2^24 is exact in f32; beyond, both the f32 and its f16 overflow f16.
-            Format::F16 => each(
-                len,
-                vs,
-                near,
-                #[inline(always)]
-                |v| {
-                    let n = half::f16::from_f32(v as f32);
-                    (u64::from(n.to_bits()), side(n.to_f64(), v as f64))
-                },
-            ),
-            Format::BF16 => each(
-                len,
-                vs,
-                near,
-                #[inline(always)]
-                |v| {
-                    let n = half::bf16::from_f32(to_odd(v));
-                    (u64::from(n.to_bits()), side(n.to_f64(), v as f64))
-                },
-            ),
+            Format::F16 => each(len, vs, near, |v| {
+                let n = half::f16::from_f32(v as f32);
+                (u64::from(n.to_bits()), side(n.to_f64(), v as f64))
+            }),
+            Format::BF16 => each(len, vs, near, |v| {
+                let n = half::bf16::from_f32(to_odd(v));
+                (u64::from(n.to_bits()), side(n.to_f64(), v as f64))
+            }),
         }
     }
 

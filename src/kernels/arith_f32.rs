@@ -30,7 +30,7 @@ use super::lanes::{
     widen_f32_bits, zero_sign, Dir, Lanes,
 };
 use super::lanes::{Rm, Rn, Rp, Rz};
-use super::level::Isa;
+use super::level::{inlined, Isa};
 use super::Kernel;
 use crate::format::Format;
 use crate::ptx::{Instr, Mode, Opcode};
@@ -180,10 +180,13 @@ fn decides<R: Dir>(s: [f64x8; 2]) -> bool {
     let below_unit = u64x8::splat((1 << shift) - 1);
     let fails = if R::R == Rounding::Rn { 1 << (shift - 1) } else { 0 };
     let exp = u64x8::splat(F64.exp_mask());
-    let fail = |s: f64x8| {
-        let bits = s.to_bits();
-        (bits & below_unit).simd_eq(u64x8::splat(fails)) & (bits & exp).simd_ne(exp)
-    };
+    let fail = inlined(
+        #[inline(always)]
+        |s: f64x8| {
+            let bits = s.to_bits();
+            (bits & below_unit).simd_eq(u64x8::splat(fails)) & (bits & exp).simd_ne(exp)
+        },
+    );
     !(fail(s[0]) | fail(s[1])).any()
 }
 
@@ -262,7 +265,10 @@ fn fma_lanes<L: Isa, R: Dir, const FTZ: bool>(a: [u32; N], b: [u32; N], c: [u32;
     let (a, b, c) = (widen::<FTZ>(a), widen::<FTZ>(b), widen::<FTZ>(c));
     // The product is exact, so the fused (where the level has FMA) or unfused sum rounds it
     // once.
-    let fused = |h: usize| if L::AVX2 { a[h].mul_add(b[h], c[h]) } else { a[h] * b[h] + c[h] };
+    let fused = inlined(
+        #[inline(always)]
+        |h: usize| if L::AVX2 { a[h].mul_add(b[h], c[h]) } else { a[h] * b[h] + c[h] },
+    );
     let s = [fused(0), fused(1)];
     if decides::<R>(s) {
         return finish::<R, FTZ>(s, sat);

@@ -29,7 +29,7 @@ use super::half::{odd_f32, widen_f16};
 use super::lanes::{
     build, each, flush_f32, is_nan, join, map_to, nan_f32, relu_canonical, saturate, Dir, Rm, Rn, Rp, Rz,
 };
-use super::level::Isa;
+use super::level::{inlined, Isa};
 use super::Kernel;
 use crate::format::Format;
 use crate::ptx::{Instr, Opcode, Type};
@@ -143,7 +143,10 @@ fn f32_to_f64_group(instr: &Instr, x: u32x16) -> [u64; N] {
     let x = x.to_array();
     let (lo, hi) = (f32_to_f64_lanes(build(|i| x[i])), f32_to_f64_lanes(build(|i| x[8 + i])));
     let sat = instr.modifiers().sat;
-    let finish = |r: u64x8| if sat { saturate::<f64x8>(r, F64) } else { r }.to_array();
+    let finish = inlined(
+        #[inline(always)]
+        |r: u64x8| if sat { saturate::<f64x8>(r, F64) } else { r }.to_array(),
+    );
     join(finish(lo), finish(hi))
 }
 

@@ -447,6 +447,7 @@ mod float_lanes {
     /// AVX-512DQ; the intrinsics only compute.
     #[cfg(target_arch = "x86_64")]
     mod f32_wide {
+        use crate::kernels::level::inlined;
         use core::arch::x86_64::{_mm512_cvttps_epi64, _mm512_cvttps_epu64};
 
         use super::{F32Source, Isa};
@@ -474,7 +475,10 @@ mod float_lanes {
                     let r = f32x16::new(super::integral::<f32, 16>(a, ftz, rnd));
                     let c = r.fast_max(f32x16::splat(lo)).fast_min(f32x16::splat(below));
                     let (high, nan) = (r.simd_ge(f32x16::splat(limit)).to_bits(), r.is_nan().to_bits());
-                    let split = |v: u32x16| -> [u32x8; 2] { bytemuck::cast(v) };
+                    let split = inlined(
+                        #[inline(always)]
+                        |v: u32x16| -> [u32x8; 2] { bytemuck::cast(v) },
+                    );
                     let ([c0, c1], [h0, h1], [n0, n1]) = (bytemuck::cast(c), split(high), split(nan));
                     join(convert::<L, SIGNED>(c0, h0, n0, max), convert::<L, SIGNED>(c1, h1, n1, max))
                 },
@@ -493,7 +497,10 @@ mod float_lanes {
                 u64x8::from(unsafe { _mm512_cvttps_epu64(c.into()) })
             };
             // The masks' lanes widened (all ones or zero).
-            let widen = |m: u32x8| u64x8::new(each(m.to_array(), |w| w as i32 as u64));
+            let widen = inlined(
+                #[inline(always)]
+                |m: u32x8| u64x8::new(each(m.to_array(), |w| w as i32 as u64)),
+            );
             let v = widen(high).select(u64x8::splat(max), v);
             widen(nan).select(u64x8::splat(1 << 63), v).to_array()
         }
@@ -526,6 +533,7 @@ mod through_f64 {
     use crate::kernels::f64_directed::directed;
     use crate::kernels::half::odd_f32;
     use crate::kernels::lanes::{build, each, join, map_to, to_odd, Dir, Rm, Rn, Rp, Rz};
+    use crate::kernels::level::inlined;
     use crate::kernels::simd::{f64x8, u32x16, u64x8};
     use crate::ops::cvt_int::IntType;
     use crate::ptx::Instr;
@@ -607,7 +615,10 @@ mod through_f64 {
         /// of convert.rs: 24 bits keep every rounding to bf16's 8 correct).
         #[inline(always)]
         fn round<L: Isa, R: Dir>(v: [f64; N]) -> [u16; N] {
-            let half = |i: usize| f64x8::new(build(|j| v[8 * i + j]));
+            let half = inlined(
+                #[inline(always)]
+                |i: usize| f64x8::new(build(|j| v[8 * i + j])),
+            );
             let odd = u32x16::new(join(odd_f32(half(0)), odd_f32(half(1))));
             each(round_to_half::<L, R>(odd, Self::FMT).to_array(), |w| w as u16)
         }
@@ -625,7 +636,10 @@ mod through_f64 {
         type Word = u32;
         #[inline(always)]
         fn round<L: Isa, R: Dir>(v: [f64; N]) -> [u32; N] {
-            let half = |i: usize| narrow_f64::<R, false>(f64x8::new(build(|j| v[8 * i + j]))).to_array();
+            let half = inlined(
+                #[inline(always)]
+                |i: usize| narrow_f64::<R, false>(f64x8::new(build(|j| v[8 * i + j]))).to_array(),
+            );
             join(half(0), half(1))
         }
     }
@@ -738,6 +752,7 @@ mod through_f64 {
     /// AVX-512DQ; the intrinsics only compute.
     #[cfg(target_arch = "x86_64")]
     mod avx512 {
+        use crate::kernels::level::inlined;
         use core::arch::x86_64::{
             __m256, __m512d, __m512i, _mm512_cvt_roundepi64_pd, _mm512_cvt_roundepi64_ps, _mm512_cvt_roundepu64_pd,
             _mm512_cvt_roundepu64_ps, _mm512_cvttps_epi64, _mm512_cvttps_epu64,
@@ -755,7 +770,10 @@ mod through_f64 {
         /// `R`, as the destination's words.
         #[inline(always)]
         pub(super) fn convert<L: Isa, R: Dir, const SIGNED: bool>(to: Format, w: [u64; 16]) -> [u64; 16] {
-            let half = |i: usize| -> __m512i { u64x8::new(build(|j| w[8 * i + j])).into() };
+            let half = inlined(
+                #[inline(always)]
+                |i: usize| -> __m512i { u64x8::new(build(|j| w[8 * i + j])).into() },
+            );
             let (lo, hi) = (half(0), half(1));
             match to {
                 Format::F64 => {

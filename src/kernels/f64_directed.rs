@@ -32,7 +32,7 @@ use crate::kernels::simd::{f64x8, u64x8};
 use crate::nan;
 
 use super::lanes::{each, is_nan, map, two_sum, Dir, Rm, Rn, Rp, Rz};
-use super::level::Isa;
+use super::level::{inlined, Isa};
 use super::Kernel;
 use crate::format::Format;
 use crate::ops;
@@ -160,7 +160,10 @@ pub(super) fn directed<R: Dir>(r: f64x8, error: f64x8, zero_sign: u64x8) -> f64x
     let sign = u64x8::splat(F64.sign_bit());
     let (rb, eb) = (r.to_bits(), error.to_bits());
     let inexact = magnitude(eb).simd_ne(u64x8::ZERO);
-    let negative = |bits: u64x8| (bits & sign).simd_ne(u64x8::ZERO);
+    let negative = inlined(
+        #[inline(always)]
+        |bits: u64x8| (bits & sign).simd_ne(u64x8::ZERO),
+    );
     // The exact value lies toward zero from r.
     let below = inexact & negative(eb ^ rb);
     let r_negative = negative(rb);

@@ -482,6 +482,7 @@ mod fused {
 /// rounding to nearest that follows is the correct one).
 #[cfg(target_arch = "x86_64")]
 mod embedded {
+    use crate::kernels::level::inlined;
     use std::arch::x86_64::{__m512, _mm512_add_round_ps, _mm512_fmadd_round_ps, _mm512_mul_round_ps};
 
     use crate::kernels::simd::{f32x16, u32x16};
@@ -532,7 +533,10 @@ mod embedded {
     }
 
     pub(super) fn fma_f16<L: Isa, const FTZ: bool>(instr: &Instr, srcs: &[&[u16]], dst: &mut [u16]) {
-        let widen = |h: [u16; N]| F16::widen::<L>(flush::<F16, FTZ>(h)).into();
+        let widen = inlined(
+            #[inline(always)]
+            |h: [u16; N]| F16::widen::<L>(flush::<F16, FTZ>(h)).into(),
+        );
         map::<L, u16, N, 3>(
             srcs,
             dst,

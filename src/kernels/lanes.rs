@@ -18,7 +18,7 @@ use core::ops::{Add, BitAnd, BitOr, BitXor, Mul, Sub};
 
 use crate::kernels::simd::{f32x16, f64x8, u32x16, u32x8, u64x8, Unsigned};
 
-use super::level::Isa;
+use super::level::{inlined, Isa};
 use crate::format::Format;
 
 pub(super) use crate::round::{Dir, Rm, Rn, Rp, Rz};
@@ -200,7 +200,10 @@ pub(super) fn join<T: Copy + Default>(lo: [T; 8], hi: [T; 8]) -> [T; 16] {
 /// Sixteen f32 encodings as two groups of eight f64 lanes (exact).
 #[inline(always)]
 pub(super) fn widen_f32_bits(w: [u32; 16]) -> [f64x8; 2] {
-    let half = |at: usize| f64x8::new(build(|i| f32::from_bits(w[at + i]) as f64));
+    let half = inlined(
+        #[inline(always)]
+        |at: usize| f64x8::new(build(|i| f32::from_bits(w[at + i]) as f64)),
+    );
     [half(0), half(8)]
 }
 
@@ -325,7 +328,10 @@ fn padded_tail<S: Copy + Default, const N: usize, const K: usize>(srcs: &[&[S]],
 /// Group `i` (elements `i·N` to `i·N + N − 1`) of each of the `K` operands.
 #[inline(always)]
 fn group<S: Copy, const N: usize, const K: usize>(srcs: &[&[S]; K], i: usize) -> [[S; N]; K] {
-    let operand = |k: usize| -> [S; N] { srcs[k][i * N..(i + 1) * N].try_into().unwrap() };
+    let operand = inlined(
+        #[inline(always)]
+        |k: usize| -> [S; N] { srcs[k][i * N..(i + 1) * N].try_into().unwrap() },
+    );
     let mut group = [operand(0); K];
     for (k, g) in group.iter_mut().enumerate().skip(1) {
         *g = operand(k);

@@ -18,7 +18,7 @@
 
 use super::arith_f32::mul_lanes;
 use super::lanes::{map, nan_f32, Rn};
-use super::level::Isa;
+use super::level::{inlined, Isa};
 use super::mufu_64h::{rcp64h, rsq64h};
 use super::mufu_lanes::{
     eq, f32_rz, f32_subnormal_rn, f64_halves, lg2_rz, luts, narrow, pow2, quadrant_word, s, sin_rz, splat, sq, u,
@@ -208,10 +208,13 @@ pub(super) fn tanh<L: Isa>(l: &Luts, x: U) -> U {
     let (xl, x2) = (f64_halves(s(xl)), f64_halves(s(sq::<L>(xl))));
     // 2^(T − 39) as f64 bits: (1023 + T − 39) << 52 with T + 127 = min(expo, 126).
     let scale = widen::<L>(expo.min(splat(126)) + (1023 - 39 - 127));
-    let value = |h: usize| {
-        let acc = c0[h] * f64x8::splat(65536.0) + c1[h] * xl[h] + c2[h] * x2[h];
-        acc * f64x8::from_bits(scale[h] << 52)
-    };
+    let value = inlined(
+        #[inline(always)]
+        |h: usize| {
+            let acc = c0[h] * f64x8::splat(65536.0) + c1[h] * xl[h] + c2[h] * x2[h];
+            acc * f64x8::from_bits(scale[h] << 52)
+        },
+    );
     let r = f32_rz([value(0), value(1)]);
     let r = a.simd_lt(splat(PASS_BELOW)).select(a, r);
     let r = a.simd_ge(splat(SATURATE_FROM)).select(splat(ONE), r) | (x & SIGN);

@@ -31,7 +31,7 @@ use std::sync::LazyLock;
 use bytemuck::cast;
 
 use super::lanes::{build, each, join};
-use super::level::Isa;
+use super::level::{inlined, Isa};
 use super::simd::{f64x8, i32x16, i32x8, u32x16, u64x8};
 use crate::mufu::{tables, tanh, Row};
 
@@ -116,7 +116,10 @@ impl<const V: usize> Coeffs<V> {
             w0.push((c0 as u32) << (s0 - 9));
             w1.push(((c1 >> 4) as u32) << 16 | ((c2 as u32) & 0xFFF) << 4 | (c1 as u32) & 15);
         }
-        let vectors = |words: &[u32]| std::array::from_fn(|i| U::new(words[16 * i..][..16].try_into().unwrap()));
+        let vectors = inlined(
+            #[inline(always)]
+            |words: &[u32]| std::array::from_fn(|i| U::new(words[16 * i..][..16].try_into().unwrap())),
+        );
         let mut table = [0; 128];
         for (t, (&w0, &w1)) in table.iter_mut().zip(w0.iter().zip(&w1)) {
             *t = u64::from(w1) << 32 | u64::from(w0);
@@ -154,7 +157,10 @@ impl<const V: usize> Coeffs<V> {
         /// The rows of eight lanes' indices.
         #[inline(always)]
         fn half(rows: &[u64; 128], idx: __m256i) -> (__m256i, __m256i) {
-            let row = |pair: i64, high: bool| rows[(if high { pair >> 32 } else { pair } & 0x7F) as usize] as i64;
+            let row = inlined(
+                #[inline(always)]
+                |pair: i64, high: bool| rows[(if high { pair >> 32 } else { pair } & 0x7F) as usize] as i64,
+            );
             unsafe {
                 let (lo, hi) = (_mm256_castsi256_si128(idx), _mm256_extracti128_si256::<1>(idx));
                 let pairs = [
@@ -202,7 +208,10 @@ impl<const V: usize> Coeffs<V> {
 #[inline(always)]
 fn permute<const V: usize>(rows: &[U; V], idx: U) -> U {
     use std::arch::x86_64::*;
-    let t = |i: usize| __m512i::from(rows[i]);
+    let t = inlined(
+        #[inline(always)]
+        |i: usize| __m512i::from(rows[i]),
+    );
     let i = __m512i::from(idx);
     unsafe {
         let k32 = _mm512_test_epi32_mask(i, _mm512_set1_epi32(32));
@@ -292,7 +301,10 @@ impl TanhTable {
             return [s(permute(&w[0], row)), s(permute(&w[1], row)), s(permute(&w[2], row))];
         }
         let r = row.to_array();
-        let word = |c: usize| I::new(build(|i| self.rows[r[i] as usize & 63][c]));
+        let word = inlined(
+            #[inline(always)]
+            |c: usize| I::new(build(|i| self.rows[r[i] as usize & 63][c])),
+        );
         [word(0), word(1), word(2)]
     }
 }
@@ -494,10 +506,13 @@ pub(super) fn lg2_rz<L: Isa>(p: I, y: I, e: I) -> U {
     }
     let v = f64_sum(p, -29, y >> 2, -36);
     let e64 = f64_halves(e);
-    let magnitude = |h: usize| {
-        let v = v[h] + e64[h];
-        v.simd_lt(f64x8::ZERO).select(-v - f64x8::splat(pow2(-36)), v)
-    };
+    let magnitude = inlined(
+        #[inline(always)]
+        |h: usize| {
+            let v = v[h] + e64[h];
+            v.simd_lt(f64x8::ZERO).select(-v - f64x8::splat(pow2(-36)), v)
+        },
+    );
     f32_rz([magnitude(0), magnitude(1)]) | (u(e) & 0x8000_0000u32)
 }
 
@@ -523,7 +538,10 @@ pub(super) fn pow2(e: i32) -> f64 {
 #[inline(always)]
 pub(super) fn f32_rz(v: [f64x8; 2]) -> U {
     let keep = u64x8::splat(!((1 << 29) - 1));
-    let half = |v: f64x8| each(f64x8::from_bits(v.to_bits() & keep).to_array(), |x| (x as f32).to_bits());
+    let half = inlined(
+        #[inline(always)]
+        |v: f64x8| each(f64x8::from_bits(v.to_bits() & keep).to_array(), |x| (x as f32).to_bits()),
+    );
     U::new(join(half(v[0]), half(v[1])))
 }
 

@@ -4,7 +4,7 @@
 //! truncates; bit 30 and bits 24:23 code NaN and infinity).
 
 use super::lanes::{join, map};
-use super::level::Isa;
+use super::level::{inlined, Isa};
 use super::simd::{i32x16, u32x16, u64x8};
 use super::Kernel;
 use crate::mufu::rro::{INF_CODE, NAN_CODE};
@@ -38,10 +38,13 @@ fn rro<L: Isa, const SINCOS: bool>(_: &Instr, srcs: &[&[u32]], dst: &mut [u32]) 
             let e = expo.cast_signed() - 127;
             let word = if SINCOS {
                 // m·(2/π·2^24, truncated) >> 16, then shifted by e − 8 and cut to 25 bits.
-                let scaled = |at: usize| {
-                    let m = u64x8::new(core::array::from_fn(|i| u64::from(m.to_array()[at + i])));
-                    ((m * 0xA2_F983u64) >> 16).to_array().map(|w| w as u32)
-                };
+                let scaled = inlined(
+                    #[inline(always)]
+                    |at: usize| {
+                        let m = u64x8::new(core::array::from_fn(|i| u64::from(m.to_array()[at + i])));
+                        ((m * 0xA2_F983u64) >> 16).to_array().map(|w| w as u32)
+                    },
+                );
                 shift_truncate(U::new(join(scaled(0), scaled(8))), e - 8) & 0x1FF_FFFFu32
             } else {
                 // |x| ≥ 128 (e ≥ 7) is out of the 1.7.23 range.

@@ -6,7 +6,7 @@
 use crate::kernels::simd::{Simd, Unsigned};
 
 use super::lanes::{flush_subnormal, is_nan, map};
-use super::level::Isa;
+use super::level::{inlined, Isa};
 use super::Kernel;
 use crate::format::Format;
 use crate::ptx::{Instr, Mode, Opcode};
@@ -26,7 +26,10 @@ where
 {
     let fmt = instr.format();
     let (ftz, sat) = (instr.modifiers().ftz, instr.modifiers().sat);
-    let finish = |a: Simd<T, N>, r: Simd<T, N>| if sat { saturate(fmt, a, r) } else { r };
+    let finish = inlined(
+        #[inline(always)]
+        |a: Simd<T, N>, r: Simd<T, N>| if sat { saturate(fmt, a, r) } else { r },
+    );
     match instr.mode() {
         Mode::Integral(rnd) => map::<L, T, N, 1>(
             srcs,

@@ -21,6 +21,8 @@ use core::ops::{
 
 use bytemuck::{Pod, Zeroable};
 
+use super::level::inlined;
+
 /// `N` lanes of `T`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(transparent)]
@@ -670,7 +672,10 @@ impl i16x32 {
     pub(crate) fn dot(self, rhs: i16x32) -> i32x16 {
         let mut out = [0; 16];
         for (i, o) in out.iter_mut().enumerate() {
-            let product = |k: usize| i32::from(self.0[k]) * i32::from(rhs.0[k]);
+            let product = inlined(
+                #[inline(always)]
+                |k: usize| i32::from(self.0[k]) * i32::from(rhs.0[k]),
+            );
             *o = product(2 * i).wrapping_add(product(2 * i + 1));
         }
         Simd(out)

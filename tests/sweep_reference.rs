@@ -16,13 +16,26 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use ptxfp::sweep::exact::{f32_block, f32_constant_run, half_block, MathFn, VALUE_REL_ERROR};
-use ptxfp::Format;
+use ptxfp::{Format, SimdLevel};
 use rayon::prelude::*;
 
 mod all_cores;
 
+/// Whether `f` of a negative `x` (−0 excluded) is an invalid operation, whose result is a
+/// NaN (IEEE 754-2019 §9.2: rSqrt and log2 of x < 0). The references give that NaN without
+/// calling CORE-MATH, whose NaN path (it builds the NaN with `nanf` and raises the invalid
+/// flag) took a third of the all-input Rsqrt check's samples (`perf`).
+#[inline(always)]
+fn invalid_below_zero(f: MathFn, negative: bool) -> bool {
+    negative && matches!(f, MathFn::Rsqrt | MathFn::Lg2)
+}
+
 /// The correctly rounded f32 result, computed without the module under test.
+#[inline(always)]
 fn reference_f32(f: MathFn, x: f32) -> f32 {
+    if invalid_below_zero(f, x < 0.0) {
+        return f32::NAN;
+    }
     // 2x overflows only for |x| ≥ 2^127, where x is an even integer: sin(πx) is then the same
     // signed zero as sin(2πx), and cos(πx) = cos(2πx) = 1.
     let turns = if (2.0 * x).is_finite() || x.is_infinite() { 2.0 * x } else { x };
@@ -42,6 +55,9 @@ fn reference_f32(f: MathFn, x: f32) -> f32 {
 
 /// The correctly rounded f64 result.
 fn reference_f64(f: MathFn, x: f64) -> f64 {
+    if invalid_below_zero(f, x < 0.0) {
+        return f64::NAN;
+    }
     match f {
         MathFn::Rcp => 1.0 / x,
         MathFn::Sqrt => x.sqrt(),
@@ -56,15 +72,21 @@ fn reference_f64(f: MathFn, x: f64) -> f64 {
     }
 }
 
-/// Whether `rounded` is the right f32 result for input `x`: the reference's bits, or the
-/// canonical NaN when the reference is a NaN.
-fn f32_ok(f: MathFn, x: u32, rounded: u32) -> bool {
-    let want = reference_f32(f, f32::from_bits(x));
+/// The bits `rounded` must have for a reference result `want`: its own, or the canonical NaN
+/// when it is a NaN.
+#[inline(always)]
+fn expected_bits(want: f32) -> u32 {
     if want.is_nan() {
-        rounded == 0x7FC0_0000
+        0x7FC0_0000
     } else {
-        rounded == want.to_bits()
+        want.to_bits()
     }
+}
+
+/// Whether `rounded` is the right f32 result for input `x` ([`expected_bits`] of the
+/// reference).
+fn f32_ok(f: MathFn, x: u32, rounded: u32) -> bool {
+    rounded == expected_bits(reference_f32(f, f32::from_bits(x)))
 }
 
 /// The relative error of `value` against the correctly rounded f64 result, or None where the
@@ -451,15 +473,27 @@ fn path_error(f: MathFn) -> Option<f64> {
     }
 }
 
+/// [`expected_bits`] of the references of `f` on the bit patterns `x`, into `want`.
+fn references_f32(f: MathFn, x: &[u32], want: &mut [u32]) {
+    for (w, &x) in want.iter_mut().zip(x) {
+        *w = expected_bits(reference_f32(f, f32::from_bits(x)));
+    }
+}
+
 /// All 2^32 f32 inputs in blocks of 65536 on every core: `rounded` against the reference, for
 /// the paths whose value is not itself a correctly rounded f64 (Rsqrt, Ex2, Lg2, Sin, Cos)
 /// `value` against CORE-MATH f64, and the number of inputs the bracketing check sends to the
 /// scalar function. The CORE-MATH f64 call is most of the cost, so the CI tier checks values
 /// on every 8th input (their bound is proved in src/sweep/exact.rs, the rounded results are
 /// checked on every input); `--features exhaustive-references` checks every value.
+///
+/// The comparisons and the count of undecided inputs are loops of their own, compiled for the
+/// widest level the processor has (`SimdLevel::compiled_for`), not steps of the loop that
+/// calls the references (a scalar loop, as the baseline build compiles it).
 fn exhaustive(f: MathFn) {
     let _all_cores = all_cores::hold();
-    const VALUE_STRIDE: u32 = if cfg!(feature = "exhaustive-references") { 1 } else { 8 };
+    const VALUE_STRIDE: usize = if cfg!(feature = "exhaustive-references") { 1 } else { 8 };
+    const BLOCK: u32 = 1 << 16;
     let start = Instant::now();
     let wrong = AtomicU64::new(0);
     let fallbacks = AtomicU64::new(0);
@@ -467,31 +501,59 @@ fn exhaustive(f: MathFn) {
     // Tanh's value is CORE-MATH's f64 result except where it is known without it: checked
     // for equality.
     let check_value = matches!(f, MathFn::Rsqrt | MathFn::Ex2 | MathFn::Lg2 | MathFn::Sin | MathFn::Cos | MathFn::Tanh);
-    (0..1u32 << 16).into_par_iter().for_each(|block| {
-        let x: Vec<u32> = (block << 16..=(block << 16 | 0xFFFF)).collect();
-        let mut value = vec![0.0; x.len()];
-        let mut rounded = vec![0; x.len()];
-        f32_block(f, false, &x, &mut value, &mut rounded);
-        // The block's largest error, published once: an atomic maximum per input would have
-        // the cores contend for one cache line.
-        let (mut undecided, mut block_worst) = (0, 0);
-        for ((&x, &v), &r) in x.iter().zip(&value).zip(&rounded) {
-            if !f32_ok(f, x, r) && wrong.fetch_add(1, Ordering::Relaxed) < 10 {
-                eprintln!("{:?}({x:#010x}): rounded {r:#010x}", f);
+    let widest = SimdLevel::detected();
+    (0..(1u64 << 32) / u64::from(BLOCK)).into_par_iter().for_each_init(
+        || {
+            (
+                vec![0u32; BLOCK as usize],
+                vec![0.0; BLOCK as usize],
+                vec![0u32; BLOCK as usize],
+                vec![0u32; BLOCK as usize],
+            )
+        },
+        |(x, value, rounded, want), block| {
+            let first = block as u32 * BLOCK;
+            for (i, x) in (0..BLOCK).zip(x.iter_mut()) {
+                *x = first + i;
             }
-            if check_value && x % VALUE_STRIDE == 0 {
-                if let Some(e) = value_error(f, x, v) {
-                    block_worst = block_worst.max(e.to_bits());
+            f32_block(f, false, x, value, rounded);
+            references_f32(f, x, want);
+            let differ = widest.compiled_for(
+                #[inline(always)]
+                || rounded.iter().zip(want.iter()).fold(0u32, |n, (r, w)| n.wrapping_add(u32::from(r != w))),
+            );
+            if differ > 0 {
+                for ((&x, &r), &w) in x.iter().zip(rounded.iter()).zip(want.iter()) {
+                    if r != w && wrong.fetch_add(1, Ordering::Relaxed) < 10 {
+                        eprintln!("{:?}({x:#010x}): rounded {r:#010x}, want {w:#010x}", f);
+                    }
                 }
             }
-            if let Some(e) = path_error(f) {
-                undecided +=
-                    (((v * (1.0 - 4.0 * e)) as f32).to_bits() != ((v * (1.0 + 4.0 * e)) as f32).to_bits()) as u64;
+            // The block's largest error, published once: an atomic maximum per input would have
+            // the cores contend for one cache line.
+            if check_value {
+                let mut block_worst = 0;
+                for (&x, &v) in x.iter().zip(value.iter()).step_by(VALUE_STRIDE) {
+                    if let Some(e) = value_error(f, x, v) {
+                        block_worst = block_worst.max(e.to_bits());
+                    }
+                }
+                worst.fetch_max(block_worst, Ordering::Relaxed);
             }
-        }
-        fallbacks.fetch_add(undecided, Ordering::Relaxed);
-        worst.fetch_max(block_worst, Ordering::Relaxed);
-    });
+            if let Some(e) = path_error(f) {
+                let (below, above) = (1.0 - 4.0 * e, 1.0 + 4.0 * e);
+                let undecided = widest.compiled_for(
+                    #[inline(always)]
+                    || {
+                        value.iter().fold(0u32, |n, &v| {
+                            n.wrapping_add(u32::from(((v * below) as f32).to_bits() != ((v * above) as f32).to_bits()))
+                        })
+                    },
+                );
+                fallbacks.fetch_add(u64::from(undecided), Ordering::Relaxed);
+            }
+        },
+    );
     let worst = f64::from_bits(worst.into_inner());
     eprintln!(
         "{:?}: all 2^32 inputs in {:.1} s on {} threads; {} wrong; {} inputs sent to the scalar function{}",

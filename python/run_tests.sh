@@ -2,7 +2,8 @@
 # Builds the Python package from source (maturin, the unoptimised `python-ci` profile of
 # Cargo.toml; PTXFP_PYTHON_PROFILE=release for the wheel users get) into a fresh virtual
 # environment under target/, and runs its tests (python/tests). `.ci/run` calls it; it needs
-# python3 ≥ 3.9 with venv, and PyPI for maturin, pytest, numpy, ml_dtypes and matplotlib.
+# python3 ≥ 3.9 with venv, and PyPI for maturin, pytest, pytest-xdist, numpy, ml_dtypes and
+# matplotlib.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 venv="$root/target/python-venv"
@@ -13,10 +14,11 @@ if ! python3 -m venv "$venv" 2>/dev/null; then
   apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
   python3 -m venv "$venv"
 fi
-"$venv/bin/pip" install -q --disable-pip-version-check "maturin>=1.9.4,<2" pytest numpy ml_dtypes matplotlib
+"$venv/bin/pip" install -q --disable-pip-version-check "maturin>=1.9.4,<2" pytest pytest-xdist numpy ml_dtypes matplotlib
 "$venv/bin/maturin" build --quiet --profile "${PTXFP_PYTHON_PROFILE:-python-ci}" \
   --manifest-path "$root/python/Cargo.toml" --out "$wheels"
 "$venv/bin/pip" install -q --disable-pip-version-check --no-deps "$wheels"/ptxfp-*.whl
-# From outside the source tree, so that the installed package is the one imported.
+# From outside the source tree, so that the installed package is the one imported; one
+# worker per core (pytest-xdist): the catalog checks are Python loops, 47 s on one core here.
 cd "$venv"
-MPLBACKEND=Agg "$venv/bin/python" -m pytest -q "$root/python/tests"
+MPLBACKEND=Agg "$venv/bin/python" -m pytest -q -n auto "$root/python/tests"

@@ -169,8 +169,8 @@ pub(crate) trait Isa: 'static {
 /// `f` itself: it lets a closure that a kernel binds with `let` carry `#[inline(always)]`
 /// (which an argument may carry and a `let` initialiser may not). A closure LLVM leaves out
 /// of line is a function of its own, compiled without the level's target features: it runs
-/// as the baseline build compiles it, whatever level called it (two such closures of the
-/// integer-to-f32 and same-format `cvt` kernels took a fifth of their time so).
+/// as the baseline build compiles it, whatever level called it (the test build left two out
+/// of line so, in the integer-to-f32 and the same-format `cvt` kernels).
 #[inline(always)]
 pub(crate) fn inlined<F>(f: F) -> F {
     f

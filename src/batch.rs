@@ -164,7 +164,10 @@ impl Instr {
     }
 
     /// One block on the calling thread, through `kernel` (from [`kernels::select`]) or the
-    /// scalar definition; the buffers are checked by the caller.
+    /// scalar definition; the buffers are checked by the caller. The kernel runs only under
+    /// the IEEE default floating-point environment, which its float instructions assume; under
+    /// another one (a host built with `-ffast-math`, `fesetround`) the scalar definition, which
+    /// computes on integers, gives the same bits (src/kernels/float_env.rs).
     pub(crate) fn eval_block<S: Word, D: Word>(
         &self,
         target: Target,
@@ -173,8 +176,8 @@ impl Instr {
         dst: &mut [D],
     ) {
         match kernel {
-            Some(k) => k.run(self, srcs, dst),
-            None => self.eval_scalar_chunk(target, srcs, dst),
+            Some(k) if kernels::float_env::is_default() => k.run(self, srcs, dst),
+            _ => self.eval_scalar_chunk(target, srcs, dst),
         }
     }
 

@@ -48,7 +48,7 @@ internal_modules! {
 
 pub use batch::{with_words, BatchError, BatchPath, Word, WordsFn};
 pub use format::Format;
-pub use kernels::{SimdLevel, SimdLevelError, SIMD_LEVEL_VARIABLE};
+pub use kernels::{FloatEnvironmentError, SimdLevel, SimdLevelError, SIMD_LEVEL_VARIABLE};
 pub use ops::cvt_int::IntType;
 pub use prepared::Prepared;
 pub use ptx::{

@@ -7,7 +7,9 @@
 //! per lane ([`ptxfp_eval`]), per warp ([`ptxfp_eval_warp`]) or over buffers
 //! ([`ptxfp_eval_buffers`]). Operands and results are raw bit patterns: a packed type is one
 //! word with element 0 in its low half. No call starts a thread unless it is given a thread
-//! count of two or more.
+//! count of two or more. No call changes the floating-point environment, and none depends on
+//! it: a host built with `-ffast-math`, or one that calls `fesetround` or `feenableexcept`,
+//! gets the same results (a changed environment sends the buffers to the scalar definitions).
 
 #![allow(non_camel_case_types)]
 

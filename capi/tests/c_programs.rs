@@ -1,7 +1,8 @@
 //! The C library from C and C++: tests/c/api_test.c, compiled as C99 (`-Wall -Wextra -Werror
 //! -pedantic`), as C++17, against the static library, and once with AddressSanitizer and
-//! UndefinedBehaviorSanitizer, checks every catalog spelling on edge operands against the
-//! results this file computes with the Rust library, and every error path. The C++ warp
+//! UndefinedBehaviorSanitizer, and once with `-ffast-math` under a changed floating-point
+//! environment, checks every catalog spelling on edge operands against the results this file
+//! computes with the Rust library, and every error path. The C++ warp
 //! executor example runs too, and the shared library exports nothing but `ptxfp_*`.
 //!
 //! The compilers are `cc` and `c++` (override with CC / CXX); .ci/run installs them from Debian
@@ -63,7 +64,8 @@ fn shared_link() -> Vec<String> {
     // DT_RPATH, which LD_LIBRARY_PATH (set by cargo, and possibly naming a directory with an
     // older build) does not override.
     let rpath = format!("-Wl,--disable-new-dtags,-rpath,{}", dir.display());
-    vec![format!("-L{}", dir.display()), rpath, "-lptxfp".into()]
+    // libm: the test program sets its floating-point environment (fenv.h).
+    vec![format!("-L{}", dir.display()), rpath, "-lptxfp".into(), "-lm".into()]
 }
 
 fn static_link() -> Vec<String> {
@@ -242,6 +244,19 @@ fn c_program_against_the_shared_library() {
     for level in ["baseline", "avx2"] {
         assert_all_compared(&run(&exe, &[&cases], &[("PTXFP_SIMD", level)]));
     }
+}
+
+/// A host that changes the floating-point environment: built with `-ffast-math` (gcc's
+/// startup sets flush-to-zero and denormals-are-zero), rounding upward and trapping invalid,
+/// divide-by-zero and overflow; the library gives the same bits (src/kernels/float_env.rs).
+#[test]
+fn c_program_built_with_fast_math_under_directed_rounding_and_traps() {
+    let cases = write_cases_once();
+    let exe = scratch().join("api_test_fast_math");
+    build(&compiler("CC", "cc"), &[C_FLAGS, &["-ffast-math"]].concat(), &[api_test()], &exe, &shared_link());
+    let out = run(&exe, &[&cases, Path::new("changed-environment")], &[]);
+    assert!(out.contains("environment: flush-to-zero on, rounding upward, traps on"), "{out}");
+    assert_all_compared(&out);
 }
 
 #[test]

@@ -27,6 +27,7 @@ mod convert;
 mod cvt_int;
 mod div_sqrt;
 mod f64_directed;
+pub(crate) mod float_env;
 mod half;
 mod lanes;
 pub(crate) mod level;
@@ -41,6 +42,7 @@ mod sign;
 pub(crate) mod simd;
 mod testp;
 
+pub use float_env::FloatEnvironmentError;
 use level::Isa;
 pub use level::{SimdLevel, SimdLevelError, SIMD_LEVEL_VARIABLE};
 

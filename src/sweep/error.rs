@@ -9,6 +9,7 @@ use thiserror::Error;
 use super::report::{FORMAT, VERSION};
 use super::Shard;
 use crate::format::Format;
+use crate::kernels::FloatEnvironmentError;
 use crate::operand::OperandError;
 use crate::ptx::{Instr, ParseError, TargetError};
 use crate::quote::Quoted;
@@ -42,6 +43,10 @@ pub enum Error {
     Merge(#[from] MergeError),
     #[error(transparent)]
     Plot(#[from] PlotError),
+    /// A thread of the sweep runs under a floating-point environment other than the IEEE
+    /// default, under which the references' float arithmetic would measure wrongly.
+    #[error(transparent)]
+    FloatEnvironment(#[from] FloatEnvironmentError),
 }
 
 /// The inputs asked for (`range`, `binade`, `random` of the spec) are not a domain.

@@ -275,8 +275,10 @@ impl Sweep {
         }
     }
 
-    /// Inputs `start..end` on the calling thread, in blocks.
+    /// Inputs `start..end` on the calling thread, in blocks. The references and the
+    /// statistics compute with float arithmetic, which needs the IEEE default environment.
     fn unit<W: Word>(&self, kernel: Option<kernels::Kernel>, start: u64, end: u64) -> Result<Stats, Error> {
+        kernels::float_env::check()?;
         let n_ops = self.domain.operands();
         let mut stats = Stats::new(&self.ctx);
         let mut ops = vec![vec![W::from_u64(0); BLOCK]; n_ops];

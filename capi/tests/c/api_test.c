@@ -3,9 +3,17 @@
  * wrote to the cases file (tests/c_programs.rs); then every error path.
  *
  * Valid C99 and C++17: tests/c_programs.rs compiles it as both, and once with AddressSanitizer
- * and UndefinedBehaviorSanitizer. Usage: api_test CASES_FILE. Exit status 0 when everything
- * holds; each failure is printed. */
+ * and UndefinedBehaviorSanitizer. Usage: api_test CASES_FILE [changed-environment]. With the
+ * second argument the program first leaves its floating-point environment as hosts do: rounding
+ * upward (fesetround) and, with glibc, the invalid, divide-by-zero and overflow exceptions
+ * trapping (feenableexcept); built with gcc's -ffast-math, its startup has also set
+ * flush-to-zero and denormals-are-zero. It prints what it set; the results must not change.
+ * Exit status 0 when everything holds; each failure is printed. */
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* feenableexcept */
+#endif
+#include <fenv.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -315,6 +323,22 @@ static void check_threads(void) {
   free(d3);
 }
 
+/* Leave the floating-point environment as a host may (see the top of this file), and print
+ * what holds: flush-to-zero (a product that underflows is zero), the rounding, the traps. */
+static void change_environment(void) {
+  volatile float tiny = 1e-30f, scale = 1e-10f;
+  float product = tiny * scale;
+  CHECK(fesetround(FE_UPWARD) == 0, "fesetround");
+#ifdef __GLIBC__
+  CHECK(feenableexcept(FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW) != -1, "feenableexcept");
+  printf("environment: flush-to-zero %s, rounding %s, traps %s\n", product == 0.0f ? "on" : "off",
+         fegetround() == FE_UPWARD ? "upward" : "other", fegetexcept() ? "on" : "off");
+#else
+  printf("environment: flush-to-zero %s, rounding %s, traps off\n", product == 0.0f ? "on" : "off",
+         fegetround() == FE_UPWARD ? "upward" : "other");
+#endif
+}
+
 int main(int argc, char **argv) {
   FILE *f;
   char spelling[128];
@@ -322,10 +346,12 @@ int main(int argc, char **argv) {
   size_t n_cases, i, k, blocks = 0;
   unsigned long checked = 0;
 
-  if (argc != 2 || (f = fopen(argv[1], "r")) == NULL) {
-    fprintf(stderr, "usage: api_test CASES_FILE\n");
+  if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "changed-environment") != 0) ||
+      (f = fopen(argv[1], "r")) == NULL) {
+    fprintf(stderr, "usage: api_test CASES_FILE [changed-environment]\n");
     return 2;
   }
+  if (argc == 3) change_environment();
   printf("libptxfp %s, SIMD level %s\n", ptxfp_version(), ptxfp_simd_level());
   while (fscanf(f, "%127s %u %u %zu", spelling, &sm, &n_ops, &n_cases) == 4) {
     uint64_t *ops[3] = {NULL, NULL, NULL};

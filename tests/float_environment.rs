@@ -72,7 +72,7 @@ fn words(rng: &mut Rng, t: Type, n: usize) -> Vec<u64> {
     (0..n).map(|_| (0..t.lanes()).fold(0, |w, lane| w | element(rng) << (lane * t.element_bits()))).collect()
 }
 
-/// Every catalog spelling on its oldest target with its largest operand count, and operands.
+/// Every catalog entry (a spelling with one operand count) on its oldest target, and operands.
 fn cases() -> Vec<(Instr, Target, Vec<Vec<u64>>)> {
     catalog::entries()
         .iter()

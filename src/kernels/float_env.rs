@@ -25,12 +25,15 @@ impl fmt::Display for FloatEnvironmentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "this thread's floating-point environment is not the IEEE default ({REGISTER} {:#x}: {}); \
-             restore the default ({REGISTER} {DEFAULT:#x}: round to nearest, no flush-to-zero, every \
+            "this thread's floating-point environment is not the IEEE default ({} {:#x}: {}); \
+             restore the default ({} {:#x}: round to nearest, no flush-to-zero, every \
              exception masked) before sweeping; a program linked with -ffast-math sets flush-to-zero \
              at startup",
+            arch::REGISTER,
             self.register,
-            changed_modes(self.register).join(", "),
+            arch::changed_modes(self.register).join(", "),
+            arch::REGISTER,
+            arch::DEFAULT,
         )
     }
 }
@@ -40,8 +43,8 @@ impl std::error::Error for FloatEnvironmentError {}
 /// Fails unless the calling thread's floating-point environment is the IEEE default.
 #[inline]
 pub(crate) fn check() -> Result<(), FloatEnvironmentError> {
-    let register = control_register();
-    if register & MODES == DEFAULT {
+    let register = arch::control_register();
+    if register & arch::MODES == arch::DEFAULT {
         Ok(())
     } else {
         Err(FloatEnvironmentError { register })
@@ -59,97 +62,91 @@ pub(crate) fn is_default() -> bool {
 /// flush-to-zero. Their default is 0x1F80 (Intel SDM vol. 1, section 10.2.3, "MXCSR Control
 /// and Status Register").
 #[cfg(target_arch = "x86_64")]
-const MODES: u64 = 0xFFC0;
-#[cfg(target_arch = "x86_64")]
-const DEFAULT: u64 = 0x1F80;
-#[cfg(target_arch = "x86_64")]
-const REGISTER: &str = "MXCSR";
+mod arch {
+    pub const MODES: u64 = 0xFFC0;
+    pub const DEFAULT: u64 = 0x1F80;
+    pub const REGISTER: &str = "MXCSR";
 
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn control_register() -> u64 {
-    let mut mxcsr = 0u32;
-    // SAFETY: STMXCSR writes the register's four bytes to the address given, a local; it
-    // changes no register and no flag.
-    unsafe { core::arch::asm!("stmxcsr [{}]", in(reg) &mut mxcsr, options(nostack, preserves_flags)) };
-    u64::from(mxcsr)
-}
+    #[inline]
+    pub fn control_register() -> u64 {
+        let mut mxcsr = 0u32;
+        // SAFETY: STMXCSR writes the register's four bytes to the address given, a local; it
+        // changes no register and no flag.
+        unsafe { core::arch::asm!("stmxcsr [{}]", in(reg) &mut mxcsr, options(nostack, preserves_flags)) };
+        u64::from(mxcsr)
+    }
 
-#[cfg(target_arch = "x86_64")]
-fn changed_modes(register: u64) -> Vec<&'static str> {
-    let mut modes = Vec::new();
-    if register & 1 << 6 != 0 {
-        modes.push("denormals-are-zero");
+    pub fn changed_modes(register: u64) -> Vec<&'static str> {
+        let mut modes = Vec::new();
+        if register & 1 << 6 != 0 {
+            modes.push("denormals-are-zero");
+        }
+        if register & 1 << 15 != 0 {
+            modes.push("flush-to-zero");
+        }
+        match register >> 13 & 3 {
+            1 => modes.push("rounding toward -infinity"),
+            2 => modes.push("rounding toward +infinity"),
+            3 => modes.push("rounding toward zero"),
+            _ => {}
+        }
+        if register & 0x1F80 != 0x1F80 {
+            modes.push("exceptions unmasked (traps)");
+        }
+        modes
     }
-    if register & 1 << 15 != 0 {
-        modes.push("flush-to-zero");
-    }
-    match register >> 13 & 3 {
-        1 => modes.push("rounding toward -infinity"),
-        2 => modes.push("rounding toward +infinity"),
-        3 => modes.push("rounding toward zero"),
-        _ => {}
-    }
-    if register & 0x1F80 != 0x1F80 {
-        modes.push("exceptions unmasked (traps)");
-    }
-    modes
 }
 
 /// FPCR: bits 8–12 and 15 enable traps, 19 flushes f16, 22–23 are the rounding mode, 24
 /// flushes to zero, 25 makes every NaN the default NaN, 26 selects the alternative half
 /// format; all clear by default (Arm ARM, FPCR).
 #[cfg(target_arch = "aarch64")]
-const MODES: u64 = 0x07C8_9F00;
-#[cfg(target_arch = "aarch64")]
-const DEFAULT: u64 = 0;
-#[cfg(target_arch = "aarch64")]
-const REGISTER: &str = "FPCR";
+mod arch {
+    pub const MODES: u64 = 0x07C8_9F00;
+    pub const DEFAULT: u64 = 0;
+    pub const REGISTER: &str = "FPCR";
 
-#[cfg(target_arch = "aarch64")]
-#[inline]
-fn control_register() -> u64 {
-    let fpcr: u64;
-    // SAFETY: MRS reads FPCR into a general register; nothing else changes.
-    unsafe { core::arch::asm!("mrs {}, fpcr", out(reg) fpcr, options(nomem, nostack, preserves_flags)) };
-    fpcr
-}
+    #[inline]
+    pub fn control_register() -> u64 {
+        let fpcr: u64;
+        // SAFETY: MRS reads FPCR into a general register; nothing else changes.
+        unsafe { core::arch::asm!("mrs {}, fpcr", out(reg) fpcr, options(nomem, nostack, preserves_flags)) };
+        fpcr
+    }
 
-#[cfg(target_arch = "aarch64")]
-fn changed_modes(register: u64) -> Vec<&'static str> {
-    let mut modes = Vec::new();
-    if register & (1 << 24 | 1 << 19) != 0 {
-        modes.push("flush-to-zero");
+    pub fn changed_modes(register: u64) -> Vec<&'static str> {
+        let mut modes = Vec::new();
+        if register & (1 << 24 | 1 << 19) != 0 {
+            modes.push("flush-to-zero");
+        }
+        if register >> 22 & 3 != 0 {
+            modes.push("directed rounding");
+        }
+        if register & 1 << 25 != 0 {
+            modes.push("default NaN");
+        }
+        if register & 1 << 26 != 0 {
+            modes.push("alternative half-precision");
+        }
+        if register & 0x9F00 != 0 {
+            modes.push("exceptions trapped");
+        }
+        modes
     }
-    if register >> 22 & 3 != 0 {
-        modes.push("directed rounding");
-    }
-    if register & 1 << 25 != 0 {
-        modes.push("default NaN");
-    }
-    if register & 1 << 26 != 0 {
-        modes.push("alternative half-precision");
-    }
-    if register & 0x9F00 != 0 {
-        modes.push("exceptions trapped");
-    }
-    modes
 }
 
 /// Elsewhere the environment is not read and is taken to be the default.
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-const MODES: u64 = 0;
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-const DEFAULT: u64 = 0;
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-const REGISTER: &str = "control register";
+mod arch {
+    pub const MODES: u64 = 0;
+    pub const DEFAULT: u64 = 0;
+    pub const REGISTER: &str = "control register";
 
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-fn control_register() -> u64 {
-    0
-}
+    pub fn control_register() -> u64 {
+        0
+    }
 
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-fn changed_modes(_: u64) -> Vec<&'static str> {
-    Vec::new()
+    pub fn changed_modes(_: u64) -> Vec<&'static str> {
+        Vec::new()
+    }
 }

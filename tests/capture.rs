@@ -210,3 +210,63 @@ fn integer_conversions_use_byte_words_and_byte_registers() {
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("5 of 5 spellings compared, 0 differ"), "{}", text(&o));
 }
+
+/// scripts/capture_pipeline.sh with the stand-in device: one kit per plan line, each compared
+/// and deleted; a flipped result reported with its index and words, a line that `ptxfp capture`
+/// refuses reported while the lines after it still run.
+#[test]
+fn the_pipeline_runs_each_plan_line_and_reports_every_spelling() {
+    let dir = TempDir::new("pipeline");
+    let plan = "min.NaN.xorsign.abs.f16 --range 1.0..1.01\n\
+                # a comment\n\
+                abs.bf16 cvt.f32.f16 --range 1.0..1.1   # two spellings in one kit\n\
+                --random 500 --seed 2 div.full.f32\n\
+                nonsense.f32\n\
+                max.bf16 --range -1.0..-0.99\n";
+    fs::write(dir.path("plan.txt"), plan).unwrap();
+    fs::create_dir(dir.path("work")).unwrap();
+    let bin = env!("CARGO_BIN_EXE_ptxfp");
+    let o = Command::new("bash")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/capture_pipeline.sh"))
+        .args([bin, dir.path("plan.txt").to_str().unwrap(), dir.path("out").to_str().unwrap(), "600"])
+        .args(["--", "--fake", bin, "--fake-flip", "div.full.f32:7"])
+        .env("PTXFP_CAPTURE_WORK", dir.path("work"))
+        .output()
+        .expect("bash runs the pipeline");
+    assert_eq!(o.status.code(), Some(1), "the refused line makes the run fail: {}", text(&o));
+    let log = fs::read_to_string(dir.path("out/log.txt")).unwrap();
+    assert!(log.contains("capture failed: nonsense.f32"), "{log}");
+    assert!(log.contains("unknown mnemonic 'nonsense'"), "ptxfp's message is in the log: {log}");
+    let rows: Vec<serde_json::Value> = fs::read_to_string(dir.path("out/summary.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let names: Vec<&str> = rows.iter().map(|r| r["instr"].as_str().unwrap()).collect();
+    assert_eq!(names, ["min.NaN.xorsign.abs.f16", "abs.bf16", "cvt.f32.f16", "div.full.f32", "max.bf16"]);
+    for row in &rows {
+        let expected = if row["instr"] == "div.full.f32" { 1 } else { 0 };
+        assert_eq!(row["compared"]["mismatches"], expected, "{row}");
+    }
+    assert_eq!(rows[0]["count"], 100, "all pairs of the range's ten values");
+    assert_eq!(rows[3]["compared"]["first"][0]["index"], 7);
+    assert!(dir.path("out/device.json").exists());
+    assert_eq!(fs::read_dir(dir.path("work")).unwrap().count(), 0, "every kit deleted");
+    // The mismatches travel as xz-compressed .npy files in one tar: the flipped input alone.
+    let read = "import lzma, sys, tarfile\n\
+                t = tarfile.open(sys.argv[1])\n\
+                for m in t.getmembers():\n\
+                \x20   data = lzma.decompress(t.extractfile(m).read())\n\
+                \x20   start = 10 + int.from_bytes(data[8:10], 'little')\n\
+                \x20   words = [int.from_bytes(data[i:i + 8], 'little') for i in range(start, len(data), 8)]\n\
+                \x20   print(m.name, *words)\n";
+    let o =
+        Command::new("python3").args(["-c", read, dir.path("out/mismatches.tar").to_str().unwrap()]).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let listing = String::from_utf8(o.stdout).unwrap();
+    let fields: Vec<&str> = listing.split_whitespace().collect();
+    assert_eq!(fields.len(), 4, "one mismatching spelling, one triple: {listing}");
+    assert_eq!(fields[..2], ["div.full.f32.mismatches.npy.xz", "7"]);
+    let (gpu, own): (u64, u64) = (fields[2].parse().unwrap(), fields[3].parse().unwrap());
+    assert_eq!(gpu ^ own, 1, "the lowest bit flipped: {listing}");
+}

@@ -79,6 +79,56 @@ fn counted_domains_follow_the_sweep_domain_order() {
     assert!(ptx.contains("[lo1]") && !ptx.contains("[in0]"), "{ptx}");
 }
 
+/// `Counter::fill`, which `ptxfp compare` generates counted operands with, gives what
+/// `Counter::at` defines, across runs and wraps, for the counters of a kit and small ones.
+#[test]
+fn counter_fill_is_counter_at_for_every_start_and_length() {
+    let dir = TempDir::new("fill");
+    let kit = capture::write_kit(&request(&["add.rn.bf16"], None), &dir.0).unwrap();
+    let Inputs::Counted { counters } = &kit.entries[0].inputs else { panic!("bf16 pairs are counted") };
+    let mut all = counters.clone();
+    for (lo, len, stride) in [(5, 7, 3), (10, 4, 1), (0, 1, 1), (3, 1, 5), (0, 65_536, 1)] {
+        all.push(capture::Counter { lo, len, stride });
+    }
+    for counter in &all {
+        let starts = [0u64, 1, 2, 6, 20, 65_535, 65_536, 1 << 20, (1 << 32) - 40];
+        for start in starts {
+            for n in [0usize, 1, 2, 3, 13, 40] {
+                let mut words = vec![0xAAAAu16; n];
+                counter.fill(start, &mut words);
+                let want: Vec<u16> = (0..n as u64).map(|i| counter.at(start + i) as u16).collect();
+                assert_eq!(words, want, "{counter:?} from {start}");
+            }
+        }
+    }
+}
+
+/// A manifest whose counter cannot count operands (stride or length 0, past the word) is
+/// refused with a message, not a division by zero.
+#[test]
+fn compare_refuses_a_counter_that_cannot_count() {
+    let dir = TempDir::new("counter");
+    let kit = dir.0.to_str().unwrap();
+    let o = ptxfp(&["capture", "min.f16", "--range", "1.0..1.01", "--out", kit]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = runner(&[kit, "--fake", env!("CARGO_BIN_EXE_ptxfp")]);
+    assert!(o.status.success(), "{}", text(&o));
+    let manifest = fs::read_to_string(dir.path("manifest.json")).unwrap();
+    for (field, value, shown) in [("stride", 0, "stride 0"), ("len", 0, "len 0"), ("len", 70_000, "len 70000")] {
+        let mut edited: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+        edited["entries"][0]["inputs"]["counters"][1][field] = value.into();
+        fs::write(dir.path("manifest.json"), edited.to_string()).unwrap();
+        let o = ptxfp(&["compare", kit]);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        assert!(text(&o).contains("operand 1's counter (lo 15360, "), "{}", text(&o));
+        assert!(text(&o).contains(shown), "{}", text(&o));
+        assert!(text(&o).contains("does not count 16-bit operands"), "{}", text(&o));
+    }
+    fs::write(dir.path("manifest.json"), manifest).unwrap();
+    let o = ptxfp(&["compare", kit]);
+    assert!(o.status.success(), "{}", text(&o));
+}
+
 #[test]
 fn all_covers_the_ptx_spellings_of_the_target() {
     let dir = TempDir::new("all");

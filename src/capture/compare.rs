@@ -5,7 +5,7 @@ use std::path::Path;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{Entry, Error, Inputs, ManifestError};
+use super::{Counter, Entry, Error, Inputs, ManifestError};
 use crate::batch::Word;
 use crate::io::Reader;
 use crate::ptx::{Instr, Target};
@@ -79,6 +79,14 @@ pub fn compare_entry(dir: &Path, target: Target, entry: &Entry, keep: bool) -> R
         let (entry, files, sources) = (entry.instr.clone(), operands, entry.sources);
         return Err(manifest_error(ManifestError::OperandCount { entry, files, sources }));
     }
+    if let Inputs::Counted { counters } = &entry.inputs {
+        let top = u64::MAX >> (64 - entry.source_bits.clamp(1, 64));
+        let usable = |c: &Counter| c.len > 0 && c.stride > 0 && c.lo.checked_add(c.len - 1).is_some_and(|hi| hi <= top);
+        if let Some((operand, &counter)) = counters.iter().enumerate().find(|(_, c)| !usable(c)) {
+            let (entry, bits) = (entry.instr.clone(), entry.source_bits);
+            return Err(manifest_error(ManifestError::Counter { entry, operand, counter, bits }));
+        }
+    }
     let mut files = Vec::with_capacity(operands);
     if let Inputs::Files { files: names } = &entry.inputs {
         for name in names {
@@ -142,16 +150,7 @@ impl Run<'_> {
         match &self.entry.inputs {
             Inputs::Counted { counters } => {
                 for (operand, counter) in operands.iter_mut().zip(counters) {
-                    if counter.stride == 1 && counter.len >= self.entry.count {
-                        // The fastest operand of a one-operand domain: consecutive patterns.
-                        for (i, word) in operand.iter_mut().enumerate() {
-                            *word = S::from_u64(counter.lo + start + i as u64);
-                        }
-                    } else {
-                        for (i, word) in operand.iter_mut().enumerate() {
-                            *word = S::from_u64(counter.at(start + i as u64));
-                        }
-                    }
+                    counter.fill(start, operand);
                 }
             }
             Inputs::Files { .. } => {

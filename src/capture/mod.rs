@@ -18,13 +18,13 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::batch::BatchError;
+use crate::batch::{BatchError, Word};
 use crate::format::Format;
 use crate::io::{self, Dtype, Writer};
 use crate::ops::cvt_int::IntType;
 use crate::ptx::{catalog, Element, Instr, Mode, Opcode, ParseError, Target, TargetError};
 use crate::round::Rounding;
-use crate::sweep::domain::{Domain, PatternSet, Sampling};
+use crate::sweep::domain::{count_up, Domain, PatternSet, Sampling};
 use crate::sweep::DomainError;
 
 /// The name of the kit's index in its directory.
@@ -91,6 +91,30 @@ impl Counter {
     pub fn at(&self, i: u64) -> u64 {
         self.lo + (i / self.stride) % self.len
     }
+
+    /// The operands [`Counter::at`] gives inputs `start..start + out.len()`, a run at a time
+    /// instead of a division per input: runs of `stride` equal operands, or with `stride` 1
+    /// runs of consecutive ones up to the counter's wrap.
+    pub fn fill<W: Word>(&self, start: u64, out: &mut [W]) {
+        let mut digit = (start / self.stride) % self.len;
+        let mut left = self.stride - start % self.stride;
+        let mut i = 0;
+        while i < out.len() {
+            let rest = (out.len() - i) as u64;
+            if self.stride == 1 {
+                let run = (self.len - digit).min(rest) as usize;
+                count_up(&mut out[i..i + run], self.lo + digit);
+                i += run;
+                digit = 0;
+            } else {
+                let run = left.min(rest) as usize;
+                out[i..i + run].fill(W::from_u64(self.lo + digit));
+                i += run;
+                digit = if digit + 1 == self.len { 0 } else { digit + 1 };
+                left = self.stride;
+            }
+        }
+    }
 }
 
 /// Why a kit could not be written, read or compared.
@@ -141,6 +165,12 @@ pub enum ManifestError {
     OperandCount { entry: String, files: usize, sources: usize },
     #[error("entry {entry}: {source_bits}-bit sources, {result_bits}-bit results are not operand words")]
     NotWords { entry: String, source_bits: u32, result_bits: u32 },
+    #[error(
+        "entry {entry}: operand {operand}'s counter (lo {}, len {}, stride {}) does not count {bits}-bit operands \
+         (len and stride at least 1, lo + len − 1 below 2^{bits})",
+        counter.lo, counter.len, counter.stride
+    )]
+    Counter { entry: String, operand: usize, counter: Counter, bits: u32 },
 }
 
 /// What to capture.

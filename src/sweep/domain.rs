@@ -48,7 +48,7 @@ pub fn from_ordinal(fmt: Format, key: i64) -> u64 {
 
 /// `out[t] = first + t` (words of `W`), in lanes of the [`SimdLevel::active`] level. (The
 /// addition wraps, which it never needs to: an overflow check would keep the loop scalar.)
-fn count_up<W: Word>(out: &mut [W], first: u64) {
+pub(crate) fn count_up<W: Word>(out: &mut [W], first: u64) {
     at_level!(SimdLevel::active(), L => L::run(#[inline(always)] || {
         for (t, slot) in out.iter_mut().enumerate() {
             *slot = W::from_u64(first.wrapping_add(t as u64));

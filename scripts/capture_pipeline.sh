@@ -20,7 +20,7 @@ if [ $# -lt 3 ]; then
     sed -n '2,/^set/p' "$0" | sed '$d' >&2
     exit 2
 fi
-ptxfp=$(realpath "$1")
+ptxfp=$(realpath -m "$1")
 plan=$2
 out=$3
 seconds=${4:-0}
@@ -29,6 +29,10 @@ shift 3
 [ "${1:-}" = "--" ] && shift
 run_options=("$@")
 here=$(dirname "$(realpath "$0")")
+if [ ! -x "$ptxfp" ] || [ ! -f "$plan" ]; then
+    echo "capture_pipeline: need the ptxfp binary (got '$ptxfp') and a plan file (got '$plan')" >&2
+    exit 2
+fi
 
 mkdir -p "$out"
 log="$out/log.txt"

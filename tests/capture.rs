@@ -319,4 +319,13 @@ fn the_pipeline_runs_each_plan_line_and_reports_every_spelling() {
     assert_eq!(fields[..2], ["div.full.f32.mismatches.npy.xz", "7"]);
     let (gpu, own): (u64, u64) = (fields[2].parse().unwrap(), fields[3].parse().unwrap());
     assert_eq!(gpu ^ own, 1, "the lowest bit flipped: {listing}");
+    // A plan that does not exist: a message and exit 2, before any output is made.
+    let o = Command::new("bash")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/capture_pipeline.sh"))
+        .args([bin, dir.path("no-plan.txt").to_str().unwrap(), dir.path("out2").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("a plan file (got "), "{}", text(&o));
+    assert!(!dir.path("out2").exists());
 }

@@ -23,10 +23,12 @@ use crate::ptx::{alternatives, Instr, Target, TargetError};
 /// A machine word holding one operand: `u8` (u8, s8), `u16` (f16, bf16, u16, s16), `u32` (f32,
 /// f16x2, bf16x2, u32, s32) or `u64` (f64, f32x2, u64, s64). Typed buffers (`f32`, `f64`,
 /// `half::f16`, `half::bf16`, `i32`, …) convert with `bytemuck::cast_slice`.
-pub trait Word: bytemuck::Pod + Send + Sync {
+pub trait Word: bytemuck::Pod + Send + Sync + PartialEq {
     const BITS: u32;
     fn to_u64(self) -> u64;
     fn from_u64(bits: u64) -> Self;
+    /// `self + t`, wrapping at the word's width.
+    fn wrapping_offset(self, t: usize) -> Self;
 }
 
 macro_rules! word {
@@ -40,6 +42,10 @@ macro_rules! word {
             #[inline]
             fn from_u64(bits: u64) -> Self {
                 bits as $t
+            }
+            #[inline]
+            fn wrapping_offset(self, t: usize) -> Self {
+                self.wrapping_add(t as $t)
             }
         }
     };

@@ -267,12 +267,24 @@ fn check_constant_runs(f: MathFn, ftz: bool, x: &[u32]) -> u64 {
     accepted
 }
 
-/// The runs `f32_constant_run` accepts (2^x: |x| < 2^-26, |x| ≥ 1100; tanh x: |x| ≥ 20) at
-/// the edges of their regions, of the subnormals and of NaN, and at a stride through every
-/// binade; the CI tier checks all 2^32 inputs (`constant_runs_all_inputs`).
+/// The runs `f32_constant_run` accepts (2^x: |x| < 2^-26, |x| ≥ 1100, x ≥ 128, x < −126 with
+/// `ftz`, x ≤ −150 without; tanh x: |x| ≥ 20) at the edges of their regions, of the
+/// subnormals and of NaN, and at a stride through every binade; the CI tier checks all 2^32
+/// inputs (`constant_runs_all_inputs`).
 #[test]
 fn constant_runs_sample() {
-    let edges = [0u32, 0x0080_0000, 0x3280_0000, 0x4489_8000, 0x41A0_0000, 0x7F80_0000];
+    let edges = [
+        0u32,
+        0x0080_0000,
+        0x3280_0000,
+        0x4489_8000,
+        0x41A0_0000,
+        0x42FC_0000,
+        0x4300_0000,
+        0x4316_0000,
+        0x4480_0000,
+        0x7F80_0000,
+    ];
     for (f, ftz) in [(MathFn::Ex2, false), (MathFn::Ex2, true), (MathFn::Tanh, false)] {
         let mut accepted = 0;
         for sign in [0, 0x8000_0000] {

@@ -47,11 +47,13 @@ pub fn from_ordinal(fmt: Format, key: i64) -> u64 {
 }
 
 /// `out[t] = first + t` (words of `W`), in lanes of the [`SimdLevel::active`] level. (The
-/// addition wraps, which it never needs to: an overflow check would keep the loop scalar.)
+/// addition wraps at the word's width, which it never needs to: an overflow check would keep
+/// the loop scalar, and 64-bit sums narrowed to 32-bit words would fill half the lanes.)
 pub(crate) fn count_up<W: Word>(out: &mut [W], first: u64) {
+    let first = W::from_u64(first);
     at_level!(SimdLevel::active(), L => L::run(#[inline(always)] || {
         for (t, slot) in out.iter_mut().enumerate() {
-            *slot = W::from_u64(first.wrapping_add(t as u64));
+            *slot = first.wrapping_offset(t);
         }
     }))
 }
@@ -314,6 +316,18 @@ impl Domain {
         }
     }
 
+    /// Whether inputs `start..start + len` (`len` ≥ 1) of a one-operand exhaustive domain are
+    /// consecutive ascending bit patterns, `first, first + 1, …`, as [`Domain::fill`] writes
+    /// them: one interval of the set holds both ends.
+    pub fn ascending_run(&self, start: u64, len: u64) -> bool {
+        if self.sets.len() != 1 || !matches!(self.sampling, Sampling::Exhaustive) || len == 0 {
+            return false;
+        }
+        let set = &self.sets[0];
+        let (first, last) = (set.nth(start), set.nth(start + len - 1));
+        last.checked_sub(first) == Some(len - 1) && set.intervals.iter().any(|&(lo, hi)| lo <= first && last <= hi)
+    }
+
     /// Write the operands of inputs `start..start + out[0].len()` into `out` (one buffer per
     /// operand, each holding the bit patterns in the low bits of the word).
     pub fn fill<W: Word>(&self, start: u64, out: &mut [&mut [W]]) {
@@ -461,6 +475,39 @@ mod tests {
             d.fill(start, &mut [&mut a[..], &mut b[..]]);
             let all: Vec<(u16, u16)> = [0, 1, 2].iter().flat_map(|&x| [5, 6, 9].map(|y| (x, y))).collect();
             assert_eq!(a.into_iter().zip(b).collect::<Vec<_>>(), all[start as usize..]);
+        }
+    }
+
+    /// `ascending_run` says true only where what `fill` writes is `first, first + 1, …`, and
+    /// wherever it is within one interval (every run when no two intervals are adjacent):
+    /// every start and length in sets of adjacent, separate and descending intervals, in the
+    /// range across zero; never for two operands or random sampling.
+    #[test]
+    fn ascending_runs_are_what_fill_writes() {
+        let sets = [
+            (PatternSet { fmt: Format::F16, intervals: vec![(5, 6), (7, 9), (12, 13), (2, 3)] }, false),
+            (PatternSet { fmt: Format::F16, intervals: vec![(5, 9), (12, 13), (2, 3)] }, true),
+            (PatternSet::range(Format::F16, "-0.00000012..=0.00000012").unwrap(), true),
+        ];
+        for (set, separate) in sets {
+            let d = Domain::new(vec![set.clone()], "test".into(), None).unwrap();
+            let n = d.count();
+            let mut recognised = 0;
+            for start in 0..n {
+                for len in 1..=n - start {
+                    let mut x = vec![0u16; len as usize];
+                    d.fill(start, &mut [&mut x[..]]);
+                    let consecutive = x.iter().zip(0..).all(|(&w, i)| u64::from(w) == u64::from(x[0]) + i);
+                    let ascending = d.ascending_run(start, len);
+                    assert!(consecutive || !ascending, "{set:?} from {start}, {len}: not consecutive");
+                    assert!(ascending || !consecutive || !separate, "{set:?} from {start}, {len}: consecutive");
+                    recognised += u32::from(ascending);
+                }
+            }
+            assert!(recognised >= 6, "{set:?}: {recognised} runs");
+            let pairs = Domain::new(vec![set.clone(), set.clone()], "pairs".into(), None).unwrap();
+            let sampled = Domain::new(vec![set], "sampled".into(), Some((10, 1))).unwrap();
+            assert!(!pairs.ascending_run(0, 1) && !sampled.ascending_run(0, 1));
         }
     }
 

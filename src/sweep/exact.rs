@@ -257,6 +257,15 @@ fn f32_block_for<L: Isa>(f: MathFn, ftz: bool, x: &[u32], value: &mut [f64], rou
 ///   (`ex2_lanes`: a group of [`GROUP`] such inputs, or NaNs, skips the polynomial, and so
 ///   does the last group of a block, padded with zeros). fl(1 + fl(x·ln 2)) is monotone in x,
 ///   as IEEE operations are in each operand.
+/// - Ex2 beyond the f32 range: x ≥ 128 rounds to +Inf (2^x ≥ 2^128); x < −126 with `ftz`
+///   to +0 (2^x is at most 2^-126·(1 − 2^-18) for the largest f32 below −126, a subnormal,
+///   flushed), and without `ftz` x ≤ −150 (2^x ≤ 2^-150, half the smallest subnormal: +0,
+///   the tie at −150 to even). The values there come from the polynomial, whatever the group
+///   (beyond ±1100 the skip gives what the clamped polynomial gives), and rise with x: two
+///   consecutive f32 inputs with |x| ≥ 64 are at least 2^-17 apart, so their exact values
+///   are at least a factor 2^(2^-17) > 1 + 2^-17.6 apart, which two relative errors of at
+///   most 2^-47.8 (`ex2_lanes`, on the product p·2^n before its one rounding) cannot undo;
+///   that last rounding (to an f64 subnormal, or to +Inf past 2^1024) is monotone.
 /// - Tanh: |x| ≥ 20 has the value ±1 (`tanh_lanes`).
 ///
 /// The run must neither hold a NaN nor change sign; then the magnitudes of its inputs lie
@@ -272,10 +281,16 @@ pub fn f32_constant_run(f: MathFn, ftz: bool, first: u32, last: u32) -> bool {
         f32::from_bits(b & !SIGN)
     };
     let (a, b) = (magnitude(first), magnitude(last));
-    let both = |region: fn(f32) -> bool| region(a) && region(b);
+    let both = |region: &dyn Fn(f32) -> bool| region(a) && region(b);
+    let negative = first & SIGN != 0;
     match f {
-        MathFn::Ex2 => both(|m| m < 1.0 / (1u32 << 26) as f32) || both(|m| m >= 1100.0),
-        MathFn::Tanh => both(|m| m >= 20.0),
+        MathFn::Ex2 => {
+            both(&|m| m < 1.0 / (1u32 << 26) as f32)
+                || both(&|m| m >= 1100.0)
+                || (!negative && both(&|m| m >= 128.0))
+                || (negative && both(&|m| if ftz { m > 126.0 } else { m >= 150.0 }))
+        }
+        MathFn::Tanh => both(&|m| m >= 20.0),
         _ => false,
     }
 }

@@ -31,7 +31,6 @@ use serde::{Deserialize, Serialize};
 use crate::batch::Word;
 use crate::format::Format;
 use crate::kernels;
-use crate::kernels::level::{at_level, Isa};
 use crate::ptx::{Instr, Opcode, Target};
 use bound::Bound;
 pub use checkpoint::Checkpoint;
@@ -312,7 +311,8 @@ impl Sweep {
         Ok(stats)
     }
 
-    /// Record a block of consecutive f32 inputs on which the reference is constant with
+    /// Record a block of consecutive f32 inputs (the domain's from `at` on, which `srcs` hold)
+    /// on which the reference is constant with
     /// monotone values ([`Reference::f32_constant_run`]) and every result equals it, without
     /// evaluating the reference input by input ([`Stats::record_constant_run`]); false where
     /// that does not apply. Most blocks of an Ex2 or Tanh sweep over every input are such.
@@ -321,25 +321,14 @@ impl Sweep {
             return false;
         }
         let x: &[u32] = bytemuck::cast_slice(srcs[0]);
-        // The reference decides from the ends alone, so it is asked before the inputs are
-        // checked to be consecutive.
+        // `srcs` are the domain's inputs from `at` on, which the domain says are consecutive
+        // (or not) without reading them; the reference decides from the ends alone.
+        if !self.domain.ascending_run(at, x.len() as u64) {
+            return false;
+        }
         let Some(c) = self.reference.f32_constant_run(x) else { return false };
-        consecutive(x)
-            && stats
-                .record_constant_run(&self.ctx, at, srcs, results, c.into(), |i| self.reference.f32_in_block(x, i).1)
+        stats.record_constant_run(&self.ctx, at, srcs, results, c.into(), |i| self.reference.f32_in_block(x, i).1)
     }
-}
-
-/// Whether `x` holds consecutive ascending words: a fold without early exit, which
-/// vectorises, in lanes of the [`SimdLevel::active`] level. (The offsets come from a bounded
-/// range, whose steps carry no overflow check: an unbounded `0..` checks each step where
-/// overflow checks are on, as in the test profile, and kept the loop scalar, half of a sweep's
-/// time there.)
-fn consecutive(x: &[u32]) -> bool {
-    let (first, len) = (x[0], x.len() as u32);
-    at_level!(kernels::SimdLevel::active(), L => L::run(#[inline(always)] || {
-        x.iter().zip(0..len).fold(x[x.len() - 1] >= first, |ok, (&w, i)| ok & (w == first.wrapping_add(i)))
-    }))
 }
 
 struct State {
@@ -486,12 +475,23 @@ mod tests {
 
     /// Blocks that the sweep records as constant runs get the statistics of evaluating the
     /// reference on every input and recording the block: 2^x (with and without `.ftz`,
-    /// `.SAT`) and tanh x at and across the edges of their closed-form regions (|x| < 2^-26,
-    /// |x| ≥ 1100; |x| ≥ 20), of the subnormals and of NaN, in blocks of several lengths, and
-    /// with one planted wrong result.
+    /// `.SAT`) and tanh x at and across the edges of their constant regions (|x| < 2^-26,
+    /// |x| ≥ 1100, x ≥ 128, x < −126, x ≤ −150, 2^10; |x| ≥ 20), of the subnormals and of NaN,
+    /// in blocks of several lengths, and with one planted wrong result.
     #[test]
     fn constant_runs_record_like_evaluated_blocks() {
-        let edges: [u32; 6] = [0, 0x0080_0000, 0x3280_0000, 0x4489_8000, 0x41A0_0000, 0x7F80_0000];
+        let edges: [u32; 10] = [
+            0,
+            0x0080_0000,
+            0x3280_0000,
+            0x4489_8000,
+            0x41A0_0000,
+            0x42FC_0000,
+            0x4300_0000,
+            0x4316_0000,
+            0x4480_0000,
+            0x7F80_0000,
+        ];
         for spelling in ["ex2.approx.ftz.f32", "ex2.approx.f32", "MUFU.EX2.SAT", "tanh.approx.f32"] {
             let sweep = Sweep::new(&Spec::new(spelling), Shard::WHOLE, false).unwrap();
             let kernel = kernels::select(&sweep.instr, sweep.target);

@@ -119,9 +119,11 @@ impl Extremes {
 }
 
 /// Whether every word of `s` is `c`: a fold without early exit, which vectorises, in lanes
-/// of the [`SimdLevel::active`] level.
+/// of the [`SimdLevel::active`] level, compared at the word's width.
 fn all_equal<W: Word>(s: &[W], c: u64) -> bool {
-    at_level!(SimdLevel::active(), L => L::run(#[inline(always)] || s.iter().fold(true, |same, w| same & (w.to_u64() == c))))
+    let w = W::from_u64(c);
+    w.to_u64() == c
+        && at_level!(SimdLevel::active(), L => L::run(#[inline(always)] || s.iter().fold(true, |same, x| same & (*x == w))))
 }
 
 /// Consecutive inputs `start..start + results.len()` as a sweep evaluated them: the operands

@@ -312,10 +312,10 @@ impl Sweep {
     }
 
     /// Record a block of consecutive f32 inputs (the domain's from `at` on, which `srcs` hold)
-    /// on which the reference is constant with
-    /// monotone values ([`Reference::f32_constant_run`]) and every result equals it, without
-    /// evaluating the reference input by input ([`Stats::record_constant_run`]); false where
-    /// that does not apply. Most blocks of an Ex2 or Tanh sweep over every input are such.
+    /// on which the reference is constant with monotone values
+    /// ([`Reference::f32_constant_run`]) and every result equals it, without evaluating the
+    /// reference input by input ([`Stats::record_constant_run`]); false where that does not
+    /// apply. Most blocks of an Ex2 or Tanh sweep over every input are such.
     fn record_constant_run<W: Word>(&self, stats: &mut Stats, at: u64, srcs: &[&[W]], results: &[W]) -> bool {
         if W::BITS != 32 || srcs.len() != 1 || self.ctx.src != Format::F32 || self.ctx.dst != Format::F32 {
             return false;
@@ -476,8 +476,9 @@ mod tests {
     /// Blocks that the sweep records as constant runs get the statistics of evaluating the
     /// reference on every input and recording the block: 2^x (with and without `.ftz`,
     /// `.SAT`) and tanh x at and across the edges of their constant regions (|x| < 2^-26,
-    /// |x| ≥ 1100, x ≥ 128, x < −126, x ≤ −150, 2^10; |x| ≥ 20), of the subnormals and of NaN,
-    /// in blocks of several lengths, and with one planted wrong result.
+    /// |x| ≥ 1100, x ≥ 128, x < −126, x ≤ −150, and 2^10, where the values overflow f64;
+    /// |x| ≥ 20), of the subnormals and of NaN, in blocks of several lengths, and with one
+    /// planted wrong result.
     #[test]
     fn constant_runs_record_like_evaluated_blocks() {
         let edges: [u32; 10] = [

@@ -15,7 +15,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use ptxfp::sweep::exact::{f32_block, f32_constant_run, half_block, MathFn, VALUE_REL_ERROR};
+use ptxfp::sweep::exact::{f32_block, f32_constant_run, half_block, MathFn, CONSTANT_RUN_EDGES, VALUE_REL_ERROR};
 use ptxfp::{Format, SimdLevel};
 use rayon::prelude::*;
 
@@ -273,22 +273,10 @@ fn check_constant_runs(f: MathFn, ftz: bool, x: &[u32]) -> u64 {
 /// inputs (`constant_runs_all_inputs`).
 #[test]
 fn constant_runs_sample() {
-    let edges = [
-        0u32,
-        0x0080_0000,
-        0x3280_0000,
-        0x4489_8000,
-        0x41A0_0000,
-        0x42FC_0000,
-        0x4300_0000,
-        0x4316_0000,
-        0x4480_0000,
-        0x7F80_0000,
-    ];
     for (f, ftz) in [(MathFn::Ex2, false), (MathFn::Ex2, true), (MathFn::Tanh, false)] {
         let mut accepted = 0;
         for sign in [0, 0x8000_0000] {
-            for edge in edges {
+            for edge in CONSTANT_RUN_EDGES {
                 let lo = edge.saturating_sub(3000);
                 accepted += check_constant_runs(
                     f,

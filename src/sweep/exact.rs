@@ -295,6 +295,23 @@ pub fn f32_constant_run(f: MathFn, ftz: bool, first: u32, last: u32) -> bool {
     }
 }
 
+/// Positive f32 patterns where the regions of [`f32_constant_run`] begin or end, for the
+/// tests (which take both signs): 0, the smallest normal, 2^-26, 20 (tanh), 126, 128, 150,
+/// 1024 (where 2^x overflows f64), 1100 and +Inf.
+#[cfg(any(test, feature = "internals"))]
+pub const CONSTANT_RUN_EDGES: [u32; 10] = [
+    0,
+    0x0080_0000,
+    0x3280_0000,
+    0x41A0_0000,
+    0x42FC_0000,
+    0x4300_0000,
+    0x4316_0000,
+    0x4480_0000,
+    0x4489_8000,
+    0x7F80_0000,
+];
+
 /// The same for f16 or bf16 inputs and results (`fmt` is `Format::F16` or `Format::BF16`,
 /// from `crate::format::Format`).
 ///

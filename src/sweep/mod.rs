@@ -481,25 +481,15 @@ mod tests {
     /// planted wrong result.
     #[test]
     fn constant_runs_record_like_evaluated_blocks() {
-        let edges: [u32; 10] = [
-            0,
-            0x0080_0000,
-            0x3280_0000,
-            0x4489_8000,
-            0x41A0_0000,
-            0x42FC_0000,
-            0x4300_0000,
-            0x4316_0000,
-            0x4480_0000,
-            0x7F80_0000,
-        ];
         for spelling in ["ex2.approx.ftz.f32", "ex2.approx.f32", "MUFU.EX2.SAT", "tanh.approx.f32"] {
             let sweep = Sweep::new(&Spec::new(spelling), Shard::WHOLE, false).unwrap();
             let kernel = kernels::select(&sweep.instr, sweep.target);
             let (mut runs, mut blocks) = (Stats::new(&sweep.ctx), Stats::new(&sweep.ctx));
             let mut scratch = stats::Scratch::default();
             let mut taken = 0;
-            for (k, (edge, sign)) in edges.iter().flat_map(|&e| [(e, 0), (e, 0x8000_0000)]).enumerate() {
+            for (k, (edge, sign)) in
+                exact::CONSTANT_RUN_EDGES.iter().flat_map(|&e| [(e, 0), (e, 0x8000_0000)]).enumerate()
+            {
                 for (j, (offset, len)) in
                     [(-5000i64, 4096usize), (-4096, 4096), (-2048, 4096), (0, 4096), (-9, 17), (1, 1000)]
                         .into_iter()

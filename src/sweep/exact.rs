@@ -284,11 +284,14 @@ pub fn f32_constant_run(f: MathFn, ftz: bool, first: u32, last: u32) -> bool {
     let both = |region: &dyn Fn(f32) -> bool| region(a) && region(b);
     let negative = first & SIGN != 0;
     match f {
+        // (x ≥ 1100 and x ≤ −1100 lie beyond the +Inf and +0 thresholds.)
         MathFn::Ex2 => {
             both(&|m| m < 1.0 / (1u32 << 26) as f32)
-                || both(&|m| m >= 1100.0)
-                || (!negative && both(&|m| m >= 128.0))
-                || (negative && both(&|m| if ftz { m > 126.0 } else { m >= 150.0 }))
+                || both(&|m| match (negative, ftz) {
+                    (false, _) => m >= 128.0,
+                    (true, true) => m > 126.0,
+                    (true, false) => m >= 150.0,
+                })
         }
         MathFn::Tanh => both(&|m| m >= 20.0),
         _ => false,

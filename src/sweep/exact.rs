@@ -173,7 +173,8 @@ const RSQRT_ERROR: f64 = 1.0 / (1u64 << 51) as f64;
 /// With `ftz` subnormal inputs are read as zeros of their sign and subnormal results written
 /// as zeros of their sign (`value` is then the exact value at the flushed input).
 ///
-/// The lanes run at the [`SimdLevel::active`] level; every level gives the same bits.
+/// The lanes run at the [`SimdLevel::active`] level; every level gives the same bits. An
+/// input's value and result depend on that input alone, not on the others in `x`.
 pub fn f32_block(f: MathFn, ftz: bool, x: &[u32], value: &mut [f64], rounded: &mut [u32]) {
     f32_block_at(SimdLevel::active(), f, ftz, x, value, rounded)
 }
@@ -253,19 +254,17 @@ fn f32_block_for<L: Isa>(f: MathFn, ftz: bool, x: &[u32], value: &mut [f64], rou
 /// the run, wherever the run stands in a block: then the run's statistics follow from its two
 /// ends (the sweep's constant runs). Both hold where the value has a closed form:
 /// - Ex2: an input with |x| < 2^-26 (after the flush with `ftz`) has the value
-///   fl(1 + fl(x·ln 2)), which rounds to 1; x ≥ 1100 has +Inf and x ≤ −1100 has +0
-///   (`ex2_lanes`: a group of [`GROUP`] such inputs, or NaNs, skips the polynomial, and so
-///   does the last group of a block, padded with zeros). fl(1 + fl(x·ln 2)) is monotone in x,
-///   as IEEE operations are in each operand.
+///   fl(1 + fl(x·ln 2)), which rounds to 1 (`ex2_lanes`); fl(1 + fl(x·ln 2)) is monotone in
+///   x, as IEEE operations are in each operand.
 /// - Ex2 beyond the f32 range: x ≥ 128 rounds to +Inf (2^x ≥ 2^128); x < −126 with `ftz`
 ///   to +0 (2^x is at most 2^-126·(1 − 2^-18) for the largest f32 below −126, a subnormal,
 ///   flushed), and without `ftz` x ≤ −150 (2^x ≤ 2^-150, half the smallest subnormal: +0,
-///   the tie at −150 to even). The values there come from the polynomial, whatever the group
-///   (beyond ±1100 the skip gives what the clamped polynomial gives), and rise with x: two
-///   consecutive f32 inputs with |x| ≥ 64 are at least 2^-17 apart, so their exact values
-///   are at least a factor 2^(2^-17) > 1 + 2^-17.6 apart, which two relative errors of at
-///   most 2^-47.8 (`ex2_lanes`, on the product p·2^n before its one rounding) cannot undo;
-///   that last rounding (to an f64 subnormal, or to +Inf past 2^1024) is monotone.
+///   the tie at −150 to even). The values there come from `ex2_reduced` (+Inf or +0 beyond
+///   ±1100) and rise with x: two consecutive f32 inputs with |x| ≥ 64 are at least 2^-17
+///   apart, so their exact values are at least a factor 2^(2^-17) > 1 + 2^-17.6 apart, which
+///   two relative errors of at most 2^-47.8 (on the product p·2^n before its one rounding)
+///   cannot undo; that last rounding (to an f64 subnormal, or to +Inf past 2^1024) is
+///   monotone.
 /// - Tanh: |x| ≥ 20 has the value ±1 (`tanh_lanes`).
 ///
 /// The run must neither hold a NaN nor change sign; then the magnitudes of its inputs lie
@@ -429,10 +428,9 @@ fn blocks(
     }
 }
 
-/// Inputs per lane group of [`f32_block`]: the groups start at the start of the block, and
-/// the last one is padded with zeros. (Ex2 computes the values of a group with its
-/// polynomial unless every lane can skip it, so a value may depend on its group.)
-pub const GROUP: usize = 8;
+/// Inputs per lane group of [`f32_block`]. Every path gives each input the same value
+/// whatever the other inputs of its group (`values_depend_on_the_input_alone`).
+const GROUP: usize = 8;
 
 /// One group of [`blocks`]: the values and the f32 results of 8 inputs (subnormal inputs and
 /// results flushed with `ftz`).
@@ -495,7 +493,9 @@ fn nearest_f32(v: f64x8) -> u32x8 {
 /// coefficient's term below it, so the computed value is `Σ c_k·x^k·(1 + θ_k)` with
 /// |θ_k| ≤ γ_N = N·u/(1 − N·u), u = 2^-53, where N is the largest number of roundings on the
 /// way of one term: for 13 coefficients 15 (c_11: its product with x, the sums of 4 levels, the
-/// products with x² and x⁸ and the 1 + 7 roundings inside those powers), for 10 coefficients 11.
+/// products with x² and x⁸ and the 1 + 7 roundings inside those powers), for 10 coefficients 11,
+/// for 7 coefficients 8 (c_5: its product with x, the sums of 3 levels, the product with x⁴ and
+/// the 3 roundings inside that power).
 /// This is the argument of Higham (Accuracy and Stability of Numerical Algorithms, section 5.1) for
 /// Horner's rule, where N = 2·degree; Estrin's dependency chain is also a third as long.
 #[inline(always)]
@@ -541,13 +541,73 @@ const SHIFTER: f64 = 6755399441055744.0;
 /// 2^x for f64 lanes holding f32 values, with relative error below 2^-47.8 ≤
 /// [`VALUE_REL_ERROR`] wherever 2^x is a normal f64 (±Inf above, an f64 subnormal or zero
 /// below, NaN for NaN), and whether the values round correctly to f32 by themselves (see the
-/// last paragraph).
+/// last paragraph). Each lane's value is a function of its input alone, whatever the other
+/// lanes hold: one of three formulas chosen by |x|, u = 2^-53 below.
+///
+/// - |x| < 2^-26: fl(1 + fl(x·ln 2)). With t = x·ln 2, |t| < 2^-26.5,
+///   |e^t − (1 + t)| ≤ t²·e^|t|/2 < 2^-53.9, the product is off by 2.1u·|t| < 2^-78 and the
+///   sum by u, in all below 2^-52 relative.
+/// - 2^-26 ≤ |x| < 2^-5 ([`ex2_small`]): the degree-6 Taylor polynomial in x.
+/// - otherwise ([`ex2_reduced`]): 2^n times the degree-12 Taylor polynomial of 2^r, where
+///   x = n + r, |r| ≤ 1/2.
+///
+/// A group of 8 lanes all of which are NaN, beyond ±1100 (+Inf or +0, which
+/// [`ex2_reduced`]'s clamped polynomial gives there too) or below 2^-26 in magnitude needs no
+/// polynomial and no bracketing: 2^x and the value of a tiny lane both lie within 2^-26.4 of
+/// 1, whose f32 rounding boundaries are 2^-25 below and 2^-24 above, and the other lanes are
+/// exact (2^x ≥ 2^1100 rounds to +Inf, 2^x ≤ 2^-1100 to +0). A group of small lanes only
+/// (most of the non-trivial groups of a sweep) evaluates the short polynomial alone.
+#[inline(always)]
+fn ex2_lanes(input: f64x8) -> (f64x8, bool) {
+    // Most f32 bit patterns are trivial, and so are most groups of a sweep.
+    let a = input.abs();
+    let tiny = a.simd_lt(f64x8::splat(1.0 / (1u64 << 26) as f64));
+    let first_order = f64x8::ONE + input * f64x8::splat(EX2_TAYLOR[1]);
+    if (tiny | a.simd_ge(f64x8::splat(1100.0)) | input.is_nan()).all() {
+        let beyond = input.simd_gt(f64x8::ZERO).select(f64x8::splat(f64::INFINITY), f64x8::ZERO);
+        return (tiny.select(first_order, input.is_nan().select(input, beyond)), true);
+    }
+    let small = a.simd_lt(f64x8::splat(EX2_SMALL));
+    let value = if small.all() {
+        ex2_small(input)
+    } else if small.any() {
+        small.select(ex2_small(input), ex2_reduced(input))
+    } else {
+        ex2_reduced(input)
+    };
+    (tiny.select(first_order, value), false)
+}
+
+/// Below this magnitude [`ex2_lanes`] takes [`ex2_small`]: 2^-5.
+const EX2_SMALL: f64 = 1.0 / 32.0;
+
+/// 2^x for |x| < 2^-5 ([`EX2_SMALL`]) with relative error below 2^-49.2: the degree-6 Taylor
+/// polynomial in x (the first 7 coefficients of [`EX2_TAYLOR`]) by Estrin's scheme
+/// (`estrin_level`). With t = x·ln 2, |t| < 0.021662:
+/// - truncation: |e^t − T6(t)| ≤ e^|t|·|t|^7/7!, relative to e^t ≤ e^(2|t|)·|t|^7/7!
+///   < 4.2u;
+/// - coefficients: each rounded with relative error u, which moves the sum by at most
+///   u·Σ c_k |x|^k ≤ u·e^|t| ≤ 1.05u·e^t;
+/// - evaluation: at most 8 roundings per term, so off by at most γ8·(1 + u)·e^|t|, relative
+///   to e^t at most 1.045·γ8 ≤ 8.37u.
+///
+/// In total (4.2 + 1.05 + 8.37)u < 13.7u < 2^-49.2.
+#[inline(always)]
+fn ex2_small(x: f64x8) -> f64x8 {
+    let (x2, x4) = (x * x, (x * x) * (x * x));
+    let a: [f64x8; 4] = estrin_level(splats(core::array::from_fn::<f64, 7, _>(|k| EX2_TAYLOR[k])), x);
+    let [p] = estrin_level::<2, 1>(estrin_level(a, x2), x4);
+    p
+}
+
+/// 2^x with relative error below 2^-47.8 where 2^x is a normal f64 (+Inf above, an f64
+/// subnormal or zero below, NaN for NaN), for every f32 value x.
 ///
 /// x is clamped to [−1100, 1100] (the f64 result is +0 or +Inf beyond either way) and
 /// split exactly as x = n + r with n = RN-even integer of x (via [`SHIFTER`]) and |r| ≤ 1/2
 /// (r = x − n is exact: both are multiples of x's ulp and |r| ≤ |x|). Then 2^r = e^t with
 /// t = r·ln 2, |t| ≤ ln(2)/2, is the degree-12 Taylor polynomial [`EX2_TAYLOR`] in r, by
-/// Estrin's scheme (`estrin_level`), with u = 2^-53:
+/// Estrin's scheme (`estrin_level`):
 /// - truncation: |e^t − T12(t)| ≤ e^|t|·|t|^13/13!, relative to e^t ≤ e^(2|t|)·|t|^13/13!
 ///   ≤ 2^-51.4;
 /// - coefficients: each rounded with relative error u, which moves the sum by at most
@@ -558,24 +618,8 @@ const SHIFTER: f64 = 6755399441055744.0;
 /// In total (30.01 + 2)u + 2^-51.4 ≤ 35.02u < 2^-47.8. The result is scaled by 2^n as two exact
 /// multiplications by powers of two built from the exponent bits, so the only further rounding
 /// is the underflow of results below 2^-1022. 2^integer comes out exact (r = 0 gives 1).
-///
-/// A group of 8 lanes all of which are NaN, beyond ±1100 (+Inf or +0, as the clamped
-/// polynomial gives) or below 2^-26 in magnitude skips the polynomial. For |x| < 2^-26 it
-/// takes fl(1 + fl(x·ln 2)): with t = x·ln 2, |t| < 2^-26.5, |e^t − (1 + t)| ≤ t²·e^|t|/2
-/// < 2^-53.9, the product is off by 2.1u·|t| < 2^-78 and the sum by u, in all below 2^-52
-/// relative. Such a group needs no bracketing: 2^x and the value both lie within 2^-26.4 of 1,
-/// whose f32 rounding boundaries are 2^-25 below and 2^-24 above, and the other lanes are
-/// exact (2^x ≥ 2^1100 rounds to +Inf, 2^x ≤ 2^-1100 to +0).
 #[inline(always)]
-fn ex2_lanes(input: f64x8) -> (f64x8, bool) {
-    // Most f32 bit patterns are trivial, and so are most groups of a sweep.
-    let a = input.abs();
-    let tiny = a.simd_lt(f64x8::splat(1.0 / (1u64 << 26) as f64));
-    if (tiny | a.simd_ge(f64x8::splat(1100.0)) | input.is_nan()).all() {
-        let beyond = input.simd_gt(f64x8::ZERO).select(f64x8::splat(f64::INFINITY), f64x8::ZERO);
-        let first_order = f64x8::ONE + input * f64x8::splat(EX2_TAYLOR[1]);
-        return (tiny.select(first_order, input.is_nan().select(input, beyond)), true);
-    }
+fn ex2_reduced(input: f64x8) -> f64x8 {
     let x = input.fast_max(f64x8::splat(-1100.0)).fast_min(f64x8::splat(1100.0));
     let shifted = x + f64x8::splat(SHIFTER);
     let r = x - (shifted - f64x8::splat(SHIFTER));
@@ -589,7 +633,7 @@ fn ex2_lanes(input: f64x8) -> (f64x8, bool) {
     let h = m >> 1;
     let s1 = f64x8::from_bits((h - u64x8::ONE) << 52);
     let s2 = f64x8::from_bits((m - h - u64x8::ONE) << 52);
-    (input.is_nan().select(input, (p * s1) * s2), false)
+    input.is_nan().select(input, (p * s1) * s2)
 }
 
 /// tanh(x) correctly rounded to f64 for f64 lanes holding f32 values: CORE-MATH's `tanh`,
@@ -699,21 +743,54 @@ fn lg2_lanes(x: f64x8) -> (f64x8, bool) {
 mod tests {
     use super::*;
 
-    /// Every SIMD level the processor has gives the baseline's values and results, bit for
-    /// bit: every function, with and without `ftz`, on every 65521st f32 pattern and the
-    /// patterns around the edges of the paths (zeros, subnormals, 1, 2^-26, 20, 1100, 2^24,
-    /// the largest finite, infinities, NaNs), in blocks of uneven lengths.
-    #[test]
-    fn levels_agree() {
+    /// Every 65521st f32 pattern and the patterns around the edges of the paths (zeros,
+    /// subnormals, 2^-26, 2^-5, 1, 20, 1100, 2^24, the largest finite, infinities, NaNs).
+    fn sample_and_edges() -> Vec<u32> {
         let mut x: Vec<u32> = (0..=u32::MAX).step_by(65521).collect();
-        let edges: [u32; 8] =
-            [0, 0x0080_0000, 0x3280_0000, 0x3F80_0000, 0x41A0_0000, 0x4489_8000, 0x4B80_0000, 0x7F80_0000];
+        let edges: [u32; 9] =
+            [0, 0x0080_0000, 0x3280_0000, 0x3D00_0000, 0x3F80_0000, 0x41A0_0000, 0x4489_8000, 0x4B80_0000, 0x7F80_0000];
         for sign in [0, 0x8000_0000u32] {
             for edge in edges {
                 x.extend((edge.saturating_sub(5)..=edge.saturating_add(5)).map(|b| b | sign));
             }
             x.extend([0x7FC0_0000, 0x7F80_0001, 0x7FFF_FFFF].map(|b| b | sign));
         }
+        x
+    }
+
+    /// An input's value and result do not depend on the other inputs of its group: every
+    /// function, with and without `ftz`, on [`sample_and_edges`] shuffled (so that groups mix
+    /// tiny, small, large and special inputs), against each input evaluated alone.
+    #[test]
+    fn values_depend_on_the_input_alone() {
+        let mut x = sample_and_edges();
+        let mut rng = crate::sweep::domain::Rng::for_case(0x6A0C_E5E1_F00D_0001, 0);
+        for i in (1..x.len()).rev() {
+            x.swap(i, (rng.next() % (i as u64 + 1)) as usize);
+        }
+        for f in MathFn::ALL {
+            for ftz in [false, true] {
+                let (mut value, mut rounded) = (vec![0.0f64; x.len()], vec![0u32; x.len()]);
+                f32_block(f, ftz, &x, &mut value, &mut rounded);
+                for (i, &b) in x.iter().enumerate() {
+                    let (mut alone, mut alone_rounded) = ([0.0f64], [0u32]);
+                    f32_block(f, ftz, &[b], &mut alone, &mut alone_rounded);
+                    assert_eq!(
+                        (value[i].to_bits(), rounded[i]),
+                        (alone[0].to_bits(), alone_rounded[0]),
+                        "{f:?} ftz {ftz}: input {b:#010x} in a group and alone"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Every SIMD level the processor has gives the baseline's values and results, bit for
+    /// bit: every function, with and without `ftz`, on [`sample_and_edges`], in blocks of
+    /// uneven lengths.
+    #[test]
+    fn levels_agree() {
+        let x = sample_and_edges();
         let run = |level: SimdLevel, f: MathFn, ftz: bool| {
             let (mut value, mut rounded) = (vec![0.0f64; x.len()], vec![0u32; x.len()]);
             let mut at = 0;

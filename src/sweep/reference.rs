@@ -189,15 +189,14 @@ impl Reference {
     }
 
     /// The result and value of input `i` of the block `x` of f32 inputs as [`Reference::eval_block`]
-    /// computes them on the whole block: from the same group of [`exact::GROUP`] inputs.
+    /// computes them on the whole block (each input's value is a function of that input
+    /// alone, `exact::f32_block`).
     pub(crate) fn f32_in_block(&self, x: &[u32], i: usize) -> (u32, f64) {
-        let at = i - i % exact::GROUP;
-        let group = &x[at..(at + exact::GROUP).min(x.len())];
-        let (mut rounded, mut value) = ([0u32; exact::GROUP], [0f64; exact::GROUP]);
-        let (r, v) = (&mut rounded[..group.len()], &mut value[..group.len()]);
+        let (mut rounded, mut value) = ([0u32], [0f64]);
         // Only a dump can fail, and a dump is not a function of the inputs.
-        self.eval_block(Target::DEFAULT, Format::F32, 0, &[group], r, v).expect("a mathematical reference");
-        (rounded[i - at], value[i - at])
+        self.eval_block(Target::DEFAULT, Format::F32, 0, &[&x[i..=i]], &mut rounded, &mut value)
+            .expect("a mathematical reference");
+        (rounded[0], value[0])
     }
 }
 

@@ -583,7 +583,7 @@ const EX2_SMALL: f64 = 1.0 / 32.0;
 
 /// 2^x for |x| < 2^-5 ([`EX2_SMALL`]) with relative error below 2^-49.2: the degree-6 Taylor
 /// polynomial in x (the first 7 coefficients of [`EX2_TAYLOR`]) by Estrin's scheme
-/// (`estrin_level`). With t = x·ln 2, |t| < 0.021662:
+/// (`estrin_level`). With t = x·ln 2, |t| < 0.021662, and u = 2^-53:
 /// - truncation: |e^t − T6(t)| ≤ e^|t|·|t|^7/7!, relative to e^t ≤ e^(2|t|)·|t|^7/7!
 ///   < 4.2u;
 /// - coefficients: each rounded with relative error u, which moves the sum by at most
@@ -607,7 +607,7 @@ fn ex2_small(x: f64x8) -> f64x8 {
 /// split exactly as x = n + r with n = RN-even integer of x (via [`SHIFTER`]) and |r| ≤ 1/2
 /// (r = x − n is exact: both are multiples of x's ulp and |r| ≤ |x|). Then 2^r = e^t with
 /// t = r·ln 2, |t| ≤ ln(2)/2, is the degree-12 Taylor polynomial [`EX2_TAYLOR`] in r, by
-/// Estrin's scheme (`estrin_level`):
+/// Estrin's scheme (`estrin_level`), with u = 2^-53:
 /// - truncation: |e^t − T12(t)| ≤ e^|t|·|t|^13/13!, relative to e^t ≤ e^(2|t|)·|t|^13/13!
 ///   ≤ 2^-51.4;
 /// - coefficients: each rounded with relative error u, which moves the sum by at most

@@ -327,7 +327,7 @@ impl Sweep {
             return false;
         }
         let Some(c) = self.reference.f32_constant_run(x) else { return false };
-        stats.record_constant_run(&self.ctx, at, srcs, results, c.into(), |i| self.reference.f32_in_block(x, i).1)
+        stats.record_constant_run(&self.ctx, at, srcs, results, c.into(), |i| self.reference.f32_at(x[i]).1)
     }
 }
 

@@ -185,16 +185,16 @@ impl Reference {
     pub(crate) fn f32_constant_run(&self, x: &[u32]) -> Option<u32> {
         let Kind::Math { f, ftz, .. } = self.kind else { return None };
         let (&first, &last) = (x.first()?, x.last()?);
-        exact::f32_constant_run(f, ftz, first, last).then(|| self.f32_in_block(x, 0).0)
+        exact::f32_constant_run(f, ftz, first, last).then(|| self.f32_at(first).0)
     }
 
-    /// The result and value of input `i` of the block `x` of f32 inputs as [`Reference::eval_block`]
-    /// computes them on the whole block (each input's value is a function of that input
-    /// alone, `exact::f32_block`).
-    pub(crate) fn f32_in_block(&self, x: &[u32], i: usize) -> (u32, f64) {
+    /// The result and value of the f32 input `x` of a mathematical reference, as
+    /// [`Reference::eval_block`] computes them in any block (each input's value is a function
+    /// of that input alone, `exact::f32_block`).
+    pub(crate) fn f32_at(&self, x: u32) -> (u32, f64) {
         let (mut rounded, mut value) = ([0u32], [0f64]);
         // Only a dump can fail, and a dump is not a function of the inputs.
-        self.eval_block(Target::DEFAULT, Format::F32, 0, &[&x[i..=i]], &mut rounded, &mut value)
+        self.eval_block(Target::DEFAULT, Format::F32, 0, &[&[x]], &mut rounded, &mut value)
             .expect("a mathematical reference");
         (rounded[0], value[0])
     }

@@ -438,6 +438,10 @@ fn ex2_approx<L: Isa>(l: &Luts, x: U) -> U {
     // −Inf ≤ x < −126: the words 0xC2FC_0001..=0xFF80_0000.
     let low = (x - 0xC2FC_0001u32).simd_lt(splat(0xFF80_0000 - 0xC2FC_0000));
     let r = ex2::<L>(l, low.select(scale_down(x, 1), x));
+    // Most vectors have no such lane, and the rounding costs more than the rest of the lane.
+    if low.none() {
+        return r;
+    }
     low.select(below_flt_min_rn::<L, true>(r, 0), r)
 }
 

@@ -325,6 +325,53 @@ fn padded_tail<S: Copy + Default, const N: usize, const K: usize>(srcs: &[&[S]],
     padded
 }
 
+/// Whether `f` gives the word `c` for every one of the `n` consecutive words `first, first + 1,
+/// …, first + n − 1` (`n` ≥ 1, no wrap past `u32::MAX`), `N` at a time, compiled for the level
+/// `L`. The words are generated in registers, not read from a buffer, and no result is
+/// stored: the sweep's check of a run on which its reference is constant (`sweep::Sweep`).
+/// A last, partial group repeats the run's last word in its spare lanes.
+#[cfg(feature = "sweep")]
+#[inline(always)]
+pub(super) fn all_equal_on_run<L: Isa, const N: usize>(
+    first: u32,
+    n: usize,
+    c: u32,
+    f: impl Fn([u32; N]) -> [u32; N],
+) -> bool {
+    use super::simd::Simd;
+    use core::hint::black_box;
+    debug_assert!(n >= 1 && u64::from(first) + n as u64 - 1 <= u64::from(u32::MAX));
+    L::run(
+        #[inline(always)]
+        || {
+            let mut offsets = [0u32; N];
+            for (i, o) in offsets.iter_mut().enumerate() {
+                *o = i as u32;
+            }
+            // The offsets pass through `black_box`, so the kernel knows no relation between its
+            // lanes, as in the block loop. Where it knew them (consecutive words), LLVM
+            // compiled the kernels into slower code, partly lane by lane, and Rust 1.95
+            // miscompiled the AVX2 table lookup (`mufu_lanes::Coeffs::words_avx2`, an index
+            // used unmasked: a load far outside the table, in the test profile).
+            let offsets = black_box(Simd::new(offsets));
+            let differ = inlined(
+                #[inline(always)]
+                |base: u32, offsets: Simd<u32, N>| Simd::new(f((Simd::splat(base) + offsets).to_array())) ^ c,
+            );
+            let mut any = Simd::<u32, N>::ZERO;
+            let mut base = first;
+            for _ in 0..n / N {
+                any |= differ(base, offsets);
+                base = base.wrapping_add(N as u32);
+            }
+            if !n.is_multiple_of(N) {
+                any |= differ(base, offsets.min(Simd::splat((n % N) as u32 - 1)));
+            }
+            any.none()
+        },
+    )
+}
+
 /// Group `i` (elements `i·N` to `i·N + N − 1`) of each of the `K` operands.
 #[inline(always)]
 fn group<S: Copy, const N: usize, const K: usize>(srcs: &[&[S]; K], i: usize) -> [[S; N]; K] {

@@ -55,6 +55,14 @@ pub(crate) enum Kernel {
     /// 32-bit operand and result words (f32, f16x2, bf16x2), or f32x2 words passed as two
     /// f32 elements each.
     W32(fn(&Instr, &[&[u32]], &mut [u32])),
+    /// A one-operand f32 kernel (`block`, as `W32`) with a second form for the sweep's runs of
+    /// consecutive inputs, which needs no buffer: `on_run(first, n, c)` says whether every
+    /// result of the inputs `first, first + 1, …, first + n − 1` is the word `c`.
+    F32Unary {
+        block: fn(&Instr, &[&[u32]], &mut [u32]),
+        #[cfg(feature = "sweep")]
+        on_run: fn(u32, usize, u32) -> bool,
+    },
     /// 16-bit elements: f16 and bf16 words, or f16x2 and bf16x2 words passed as two elements
     /// each (element 0, the low half, first).
     W16(fn(&Instr, &[&[u16]], &mut [u16])),
@@ -69,10 +77,23 @@ impl Kernel {
     /// Run on buffers whose word widths [`Instr::check_batch`] has verified.
     pub(crate) fn run<S: Word, D: Word>(self, instr: &Instr, srcs: &[&[S]], dst: &mut [D]) {
         match self {
-            Kernel::W32(f) => call(f, instr, srcs, dst),
+            Kernel::W32(f) | Kernel::F32Unary { block: f, .. } => call(f, instr, srcs, dst),
             Kernel::W16(f) => call(f, instr, srcs, dst),
             Kernel::W64(f) => call(f, instr, srcs, dst),
             Kernel::Bytes(f) => call(f, instr, srcs, dst),
+        }
+    }
+
+    /// Whether every result of the `n` consecutive f32 inputs `first, first + 1, …,
+    /// first + n − 1` (`n` ≥ 1, no wrap past `u32::MAX`) is the word `c`, evaluated without
+    /// buffers; `None` for a kernel without that form ([`Kernel::F32Unary`]) and, as
+    /// [`Instr::eval_block`] runs a kernel, under another floating-point environment than the
+    /// default.
+    #[cfg(feature = "sweep")]
+    pub(crate) fn all_equal_on_run(self, first: u32, n: usize, c: u32) -> Option<bool> {
+        match self {
+            Kernel::F32Unary { on_run, .. } if float_env::is_default() => Some(on_run(first, n, c)),
+            _ => None,
         }
     }
 }

@@ -17,6 +17,8 @@
 //! `sqrt.approx`, which is RCP(RSQ(x)) there (docs/semantics.md §1.1).
 
 use super::arith_f32::mul_lanes;
+#[cfg(feature = "sweep")]
+use super::lanes::all_equal_on_run;
 use super::lanes::{map, nan_f32, Rn};
 use super::level::{inlined, Isa};
 use super::mufu_64h::{rcp64h, rsq64h};
@@ -35,9 +37,10 @@ const ONE: u32 = 0x3F80_0000;
 
 /// The kernel for `instr` on `target`, if it is one of the MUFU-backed f32 instructions.
 pub(super) fn select<L: Isa>(instr: &Instr, target: Target) -> Option<Kernel> {
-    // `dst[i] = post(f(src[i]))`, sixteen lanes at a time (the loop of `map`); `k!(sat f)`
-    // applies `.SAT`. The lane function is called directly in the loop's closure, which is
-    // always inlined into the level's loop, so that the whole datapath is compiled for the level.
+    // `dst[i] = post(f(src[i]))`, sixteen lanes at a time (the loop of `map`; for the sweep's
+    // runs of consecutive inputs that of `all_equal_on_run`); `k!(sat f)` applies `.SAT`. The
+    // lane function is called directly in the loop's closure, which is always inlined into the
+    // level's loop, so that the whole datapath is compiled for the level.
     macro_rules! k {
         ($f:ident) => {
             k!($f, core::convert::identity)
@@ -46,15 +49,28 @@ pub(super) fn select<L: Isa>(instr: &Instr, target: Target) -> Option<Kernel> {
             k!($f, saturate)
         };
         ($f:ident, $post:expr) => {
-            Kernel::W32(|_, srcs, dst| {
-                let l = luts();
-                map::<L, u32, 16, 1>(
-                    &[srcs[0]],
-                    dst,
-                    #[inline(always)]
-                    |[x]| $post($f::<L>(l, U::new(x))).to_array(),
-                )
-            })
+            Kernel::F32Unary {
+                block: |_, srcs, dst| {
+                    let l = luts();
+                    map::<L, u32, 16, 1>(
+                        &[srcs[0]],
+                        dst,
+                        #[inline(always)]
+                        |[x]| $post($f::<L>(l, U::new(x))).to_array(),
+                    )
+                },
+                #[cfg(feature = "sweep")]
+                on_run: |first, n, c| {
+                    let l = luts();
+                    all_equal_on_run::<L, 16>(
+                        first,
+                        n,
+                        c,
+                        #[inline(always)]
+                        |x| $post($f::<L>(l, U::new(x))).to_array(),
+                    )
+                },
+            }
         };
     }
     if instr.ty() != Type::F32 {
@@ -480,4 +496,61 @@ fn fmul_rn<const FTZ: bool>(a: U, b: U) -> U {
 #[inline(always)]
 fn scale_both<const FTZ: bool>(lanes: U, factor: U, (a, b): (U, U)) -> (U, U) {
     (lanes.select(fmul_rn::<FTZ>(a, factor), a), lanes.select(fmul_rn::<FTZ>(b, factor), b))
+}
+
+#[cfg(all(test, feature = "sweep"))]
+mod tests {
+    use crate::kernels::{select_at, Kernel, SimdLevel};
+    use crate::ptx::{catalog, Target, Type};
+
+    /// The check of a run without buffers (`Kernel::all_equal_on_run`) says what the block
+    /// kernel's results say, for every f32 spelling with that form, at every level this
+    /// processor has: runs of 1 to 4096 inputs from and before the edges of the datapaths'
+    /// special cases (zero, the smallest normal, 2^-23, 1, 20, 128, +Inf, the NaNs, both
+    /// signs) and up to the last pattern, against the run's first result and its last, which
+    /// differ where a run crosses an edge (then the form must say false).
+    #[test]
+    fn runs_without_buffers_agree_with_blocks() {
+        let target = Target::DEFAULT;
+        let edges = [0, 0x0080_0000, 0x3400_0000, 0x3F80_0000, 0x41A0_0000, 0x4300_0000, 0x7F80_0000, 0x7FC0_0000u32];
+        let starts: Vec<u32> = edges
+            .into_iter()
+            .flat_map(|e| [e, e | 0x8000_0000])
+            .flat_map(|e| [e.saturating_sub(2000), e.saturating_sub(9), e])
+            .chain([u32::MAX - 4095, u32::MAX - 16, u32::MAX])
+            .collect();
+        let spellings: Vec<_> = catalog::entries()
+            .iter()
+            .filter(|e| e.sources == 1 && e.instr.ty() == Type::F32 && e.min_sm <= target.sm())
+            .map(|e| e.instr)
+            .collect();
+        for level in SimdLevel::ALL.into_iter().filter(|l| l.is_supported()) {
+            let (mut with_form, mut equal, mut differing) = (0, 0, 0);
+            for instr in &spellings {
+                let Some(kernel @ Kernel::F32Unary { .. }) = select_at(instr, target, level) else { continue };
+                with_form += 1;
+                for &first in &starts {
+                    for n in [1usize, 5, 16, 17, 100, 4096] {
+                        let n = n.min((u32::MAX - first) as usize + 1);
+                        let x: Vec<u32> = (0..n as u32).map(|i| first + i).collect();
+                        let mut r = vec![0u32; n];
+                        kernel.run(instr, &[&x], &mut r);
+                        for c in [r[0], r[n - 1]] {
+                            let all = r.iter().all(|&w| w == c);
+                            let got = kernel.all_equal_on_run(first, n, c);
+                            assert_eq!(
+                                got,
+                                Some(all),
+                                "{instr} at {level}, {n} inputs from {first:#010x}, c {c:#010x}"
+                            );
+                            (equal, differing) = if all { (equal + 1, differing) } else { (equal, differing + 1) };
+                        }
+                    }
+                }
+            }
+            // The 30 spellings of tests/batch_equivalence_mufu.rs and MUFU.RCP64H/RSQ64H{.SAT}.
+            assert!(with_form >= 30, "{level}: {with_form} spellings have the form");
+            assert!(equal > 1000 && differing > 1000, "{level}: {equal} equal runs, {differing} not");
+        }
+    }
 }

@@ -316,16 +316,17 @@ impl Domain {
         }
     }
 
-    /// Whether inputs `start..start + len` (`len` ≥ 1) of a one-operand exhaustive domain are
-    /// consecutive ascending bit patterns, `first, first + 1, …`, as [`Domain::fill`] writes
-    /// them: one interval of the set holds both ends.
-    pub fn ascending_run(&self, start: u64, len: u64) -> bool {
+    /// `first` where inputs `start..start + len` (`len` ≥ 1) of a one-operand exhaustive domain
+    /// are consecutive ascending bit patterns, `first, first + 1, …`, as [`Domain::fill`]
+    /// writes them (one interval of the set holds both ends); `None` otherwise.
+    pub fn ascending_run(&self, start: u64, len: u64) -> Option<u64> {
         if self.sets.len() != 1 || !matches!(self.sampling, Sampling::Exhaustive) || len == 0 {
-            return false;
+            return None;
         }
         let set = &self.sets[0];
         let (first, last) = (set.nth(start), set.nth(start + len - 1));
-        last.checked_sub(first) == Some(len - 1) && set.intervals.iter().any(|&(lo, hi)| lo <= first && last <= hi)
+        let consecutive = last.checked_sub(first) == Some(len - 1);
+        (consecutive && set.intervals.iter().any(|&(lo, hi)| lo <= first && last <= hi)).then_some(first)
     }
 
     /// Write the operands of inputs `start..start + out[0].len()` into `out` (one buffer per
@@ -498,8 +499,10 @@ mod tests {
                     let mut x = vec![0u16; len as usize];
                     d.fill(start, &mut [&mut x[..]]);
                     let consecutive = x.iter().zip(0..).all(|(&w, i)| u64::from(w) == u64::from(x[0]) + i);
-                    let ascending = d.ascending_run(start, len);
+                    let run = d.ascending_run(start, len);
+                    let ascending = run.is_some();
                     assert!(consecutive || !ascending, "{set:?} from {start}, {len}: not consecutive");
+                    assert!(run.is_none_or(|first| first == u64::from(x[0])), "{set:?} from {start}, {len}: {run:?}");
                     assert!(ascending || !consecutive || !separate, "{set:?} from {start}, {len}: consecutive");
                     recognised += u32::from(ascending);
                 }
@@ -507,7 +510,7 @@ mod tests {
             assert!(recognised >= 6, "{set:?}: {recognised} runs");
             let pairs = Domain::new(vec![set.clone(), set.clone()], "pairs".into(), None).unwrap();
             let sampled = Domain::new(vec![set], "sampled".into(), Some((10, 1))).unwrap();
-            assert!(!pairs.ascending_run(0, 1) && !sampled.ascending_run(0, 1));
+            assert!(pairs.ascending_run(0, 1).is_none() && sampled.ascending_run(0, 1).is_none());
         }
     }
 

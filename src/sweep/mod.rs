@@ -30,7 +30,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::batch::Word;
 use crate::format::Format;
-use crate::kernels;
+use crate::kernels::level::{at_level, Isa};
+use crate::kernels::{self, SimdLevel};
 use crate::ptx::{Instr, Opcode, Target};
 use bound::Bound;
 pub use checkpoint::Checkpoint;
@@ -288,47 +289,69 @@ impl Sweep {
         let mut at = start;
         while at < end {
             let len = ((end - at) as usize).min(BLOCK);
+            let gives_c_throughout = |first: u32, c: u32| match kernel.and_then(|k| k.all_equal_on_run(first, len, c)) {
+                Some(all) => all,
+                // No form for runs: the block evaluated into the buffers (again below if the
+                // run is not recorded).
+                None => {
+                    self.domain.fill(at, &mut [&mut ops[0][..len]]);
+                    self.instr.eval_block(self.target, kernel, &[&ops[0][..len]], &mut results[..len]);
+                    all_equal(&results[..len], c.into())
+                }
+            };
+            if self.record_constant_run(&mut stats, at, len, gives_c_throughout) {
+                at += len as u64;
+                continue;
+            }
             {
                 let mut bufs: Vec<&mut [W]> = ops.iter_mut().map(|b| &mut b[..len]).collect();
                 self.domain.fill(at, &mut bufs);
             }
             let srcs: Vec<&[W]> = ops.iter().map(|b| &b[..len]).collect();
             self.instr.eval_block(self.target, kernel, &srcs, &mut results[..len]);
-            if !self.record_constant_run(&mut stats, at, &srcs, &results[..len]) {
-                self.reference.eval_block(
-                    self.target,
-                    self.ctx.dst,
-                    at,
-                    &srcs,
-                    &mut rounded[..len],
-                    &mut value[..len],
-                )?;
-                let block = Evaluated { start: at, inputs: &srcs, results: &results[..len], expected: &rounded[..len] };
-                stats.record_block(&self.ctx, &mut scratch, block, &value[..len]);
-            }
+            self.reference.eval_block(self.target, self.ctx.dst, at, &srcs, &mut rounded[..len], &mut value[..len])?;
+            let block = Evaluated { start: at, inputs: &srcs, results: &results[..len], expected: &rounded[..len] };
+            stats.record_block(&self.ctx, &mut scratch, block, &value[..len]);
             at += len as u64;
         }
         Ok(stats)
     }
 
-    /// Record a block of consecutive f32 inputs (the domain's from `at` on, which `srcs` hold)
-    /// on which the reference is constant with monotone values
-    /// ([`Reference::f32_constant_run`]) and every result equals it, without evaluating the
-    /// reference input by input ([`Stats::record_constant_run`]); false where that does not
-    /// apply. Most blocks of an Ex2 or Tanh sweep over every input are such.
-    fn record_constant_run<W: Word>(&self, stats: &mut Stats, at: u64, srcs: &[&[W]], results: &[W]) -> bool {
-        if W::BITS != 32 || srcs.len() != 1 || self.ctx.src != Format::F32 || self.ctx.dst != Format::F32 {
+    /// Record the inputs `at..at + len` as one run, without evaluating the reference input by
+    /// input ([`Stats::record_constant_run`]), where they are consecutive f32 inputs
+    /// ([`Domain::ascending_run`]) on which the reference is constant with monotone values
+    /// ([`Reference::f32_constant_run`]) and `gives_c_throughout(first, c)` finds the
+    /// instruction's result to be that constant `c` on every one of them (`first` the run's
+    /// first input); false, recording nothing, where that does not apply. Most blocks of an
+    /// Ex2 or Tanh sweep over every input are such.
+    fn record_constant_run(
+        &self,
+        stats: &mut Stats,
+        at: u64,
+        len: usize,
+        gives_c_throughout: impl FnOnce(u32, u32) -> bool,
+    ) -> bool {
+        if self.domain.operands() != 1 || self.ctx.src != Format::F32 || self.ctx.dst != Format::F32 {
             return false;
         }
-        let x: &[u32] = bytemuck::cast_slice(srcs[0]);
-        // `srcs` are the domain's inputs from `at` on, which the domain says are consecutive
-        // (or not) without reading them; the reference decides from the ends alone.
-        if !self.domain.ascending_run(at, x.len() as u64) {
-            return false;
-        }
-        let Some(c) = self.reference.f32_constant_run(x) else { return false };
-        stats.record_constant_run(&self.ctx, at, srcs, results, c.into(), |i| self.reference.f32_at(x[i]).1)
+        // The domain says whether its inputs from `at` on are consecutive without writing
+        // them; the reference decides from the ends alone.
+        let Some(first) = self.domain.ascending_run(at, len as u64) else { return false };
+        let first = first as u32;
+        let Some(c) = self.reference.f32_constant_run(first, first + (len as u32 - 1)) else { return false };
+        gives_c_throughout(first, c)
+            && stats.record_constant_run(&self.ctx, at, first.into(), len, c.into(), |i| {
+                self.reference.f32_at(first + i as u32).1
+            })
     }
+}
+
+/// Whether every word of `s` is `c`: a fold without early exit, which vectorises, in lanes
+/// of the [`SimdLevel::active`] level, compared at the word's width.
+fn all_equal<W: Word>(s: &[W], c: u64) -> bool {
+    let w = W::from_u64(c);
+    w.to_u64() == c
+        && at_level!(SimdLevel::active(), L => L::run(#[inline(always)] || s.iter().fold(true, |same, x| same & (*x == w))))
 }
 
 struct State {
@@ -478,7 +501,8 @@ mod tests {
     /// `.SAT`) and tanh x at and across the edges of their constant regions (|x| < 2^-26,
     /// |x| ≥ 1100, x ≥ 128, x < −126, x ≤ −150, and 2^10, where the values overflow f64;
     /// |x| ≥ 20), of the subnormals and of NaN, in blocks of several lengths, and with one
-    /// planted wrong result.
+    /// planted wrong result; where nothing is planted, the kernel's check without buffers
+    /// (`Kernel::all_equal_on_run`) agrees with the evaluated block.
     #[test]
     fn constant_runs_record_like_evaluated_blocks() {
         for spelling in ["ex2.approx.ftz.f32", "ex2.approx.f32", "MUFU.EX2.SAT", "tanh.approx.f32"] {
@@ -499,7 +523,8 @@ mod tests {
                     let x: Vec<u32> = (first..first + len as u32).collect();
                     let mut results = vec![0u32; len];
                     sweep.instr.eval_block(sweep.target, kernel, &[&x], &mut results);
-                    if (k + j) % 7 == 3 {
+                    let planted = (k + j) % 7 == 3;
+                    if planted {
                         results[len / 3] ^= 1;
                     }
                     let at = first as u64;
@@ -507,7 +532,15 @@ mod tests {
                     sweep.reference.eval_block(sweep.target, Format::F32, at, &[&x], &mut rounded, &mut value).unwrap();
                     let block = Evaluated { start: at, inputs: &[&x], results: &results, expected: &rounded };
                     blocks.record_block(&sweep.ctx, &mut scratch, block, &value);
-                    if sweep.record_constant_run(&mut runs, at, &[&x], &results) {
+                    // What the sweep finds without buffers, and from the (planted) results.
+                    let gives_c_throughout = |first: u32, c: u32| {
+                        assert_eq!(first, x[0]);
+                        let all = results.iter().all(|&r| r == c);
+                        let on_run = kernel.and_then(|k| k.all_equal_on_run(first, len, c));
+                        assert!(planted || on_run == Some(all), "{spelling} from {first:#010x}: {on_run:?}");
+                        all
+                    };
+                    if sweep.record_constant_run(&mut runs, at, len, gives_c_throughout) {
                         taken += 1;
                     } else {
                         runs.record_block(&sweep.ctx, &mut scratch, block, &value);

@@ -178,13 +178,12 @@ impl Reference {
         Ok(())
     }
 
-    /// For a run of consecutive f32 inputs `x` (ascending bit patterns, one block of a sweep)
-    /// on which this reference writes one result throughout, with values monotone along the
-    /// run: that result. Such runs are those of [`exact::f32_constant_run`]; `.sat` clamps the
-    /// result and the values monotonically, so they stay constant and monotone.
-    pub(crate) fn f32_constant_run(&self, x: &[u32]) -> Option<u32> {
+    /// For a run of consecutive f32 inputs `first..=last` (ascending bit patterns, one block of
+    /// a sweep) on which this reference writes one result throughout, with values monotone
+    /// along the run: that result. Such runs are those of [`exact::f32_constant_run`]; `.sat`
+    /// clamps the result and the values monotonically, so they stay constant and monotone.
+    pub(crate) fn f32_constant_run(&self, first: u32, last: u32) -> Option<u32> {
         let Kind::Math { f, ftz, .. } = self.kind else { return None };
-        let (&first, &last) = (x.first()?, x.last()?);
         exact::f32_constant_run(f, ftz, first, last).then(|| self.f32_at(first).0)
     }
 

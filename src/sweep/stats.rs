@@ -14,8 +14,6 @@ use super::summary::{
 };
 use crate::batch::Word;
 use crate::format::Format;
-use crate::kernels::level::{at_level, Isa};
-use crate::kernels::SimdLevel;
 
 /// How many first mismatches and special-value mismatches a report keeps.
 pub const FIRST: usize = 20;
@@ -116,14 +114,6 @@ impl Extremes {
         self.max_abs = self.max_abs.max(abs);
         self.max_rel = self.max_rel.max(rel);
     }
-}
-
-/// Whether every word of `s` is `c`: a fold without early exit, which vectorises, in lanes
-/// of the [`SimdLevel::active`] level, compared at the word's width.
-fn all_equal<W: Word>(s: &[W], c: u64) -> bool {
-    let w = W::from_u64(c);
-    w.to_u64() == c
-        && at_level!(SimdLevel::active(), L => L::run(#[inline(always)] || s.iter().fold(true, |same, x| same & (*x == w))))
 }
 
 /// Consecutive inputs `start..start + results.len()` as a sweep evaluated them: the operands
@@ -334,65 +324,83 @@ impl Stats {
             return;
         }
         let c = results[0].to_u64();
-        self.record_summary(
-            ctx,
-            block,
-            &sum,
-            |i| value[i],
-            |metric, max| first_reaching(dst, c, value, metric == Metric::Relative, max),
-        );
+        let pair = |i: usize| (results[i].to_u64(), expected[i].to_u64());
+        let case = |i: usize, error: f64| {
+            let (result, expected) = pair(i);
+            let inputs = inputs.iter().map(|s| s[i].to_u64()).collect();
+            Case { index: start + i as u64, inputs, result, expected, value: value[i], error }
+        };
+        self.record_summary(ctx, (start, n), &sum, pair, case, |metric, max| {
+            first_reaching(dst, c, value, metric == Metric::Relative, max)
+        });
     }
 
-    /// Record a run of consecutive inputs `start..start + results.len()` (operand 0 ascending
-    /// bit patterns of one sign) whose results are all the reference's result `c`, and whose
-    /// reference values are monotone along the run (`value_at(i)` is input i's): the
-    /// statistics [`Stats::record_block`] records for such a block, from the values at the
-    /// run's ends and, where a worst case may be at stake, a bisection for the first input
-    /// reaching a maximum (`summary::constant_run`, `summary::first_reaching_monotone`).
-    /// Returns false, recording nothing, where a result differs from `c` or the run is not
-    /// summarised as one block (it straddles a binade, a plot bucket or a clause's region).
-    pub fn record_constant_run<W: Word>(
+    /// Record a run of `n` consecutive inputs from `start` on, whose operand 0 is the ascending
+    /// bit patterns of one sign from `first` on, whose results the caller has found to be all the
+    /// reference's result `c`, and whose reference values are monotone along the run
+    /// (`value_at(i)` is input i's): the statistics [`Stats::record_block`] records for such a
+    /// block, from the values at the run's ends and, where a worst case may be at stake, a
+    /// bisection for the first input reaching a maximum (`summary::constant_run`,
+    /// `summary::first_reaching_monotone`). Returns false, recording nothing, where the run is
+    /// not summarised as one block (it straddles a binade, a plot bucket or a clause's region).
+    pub fn record_constant_run(
         &mut self,
         ctx: &Context,
         start: u64,
-        inputs: &[&[W]],
-        results: &[W],
+        first: u64,
+        n: usize,
         c: u64,
         value_at: impl Fn(usize) -> f64,
     ) -> bool {
-        let (x, n) = (inputs[0], results.len());
-        if n == 0 || !all_equal(results, c) {
+        if n == 0 {
             return false;
         }
         let ends = (value_at(0), value_at(n - 1));
-        let Some(sum) = constant_run(ctx.src, ctx.dst, x[0], x[n - 1], c, ends).filter(|sum| ctx.simple(sum)) else {
+        let last = first + n as u64 - 1;
+        let Some(sum) = constant_run(ctx.src, ctx.dst, first, last, c, ends).filter(|sum| ctx.simple(sum)) else {
             return false;
         };
         // Every expected result is c, as every result is.
-        let block = Evaluated { start, inputs, results, expected: results };
-        self.record_summary(ctx, block, &sum, &value_at, |metric, max| {
-            first_reaching_monotone(ctx.dst, c, n, metric == Metric::Relative, max, &value_at)
-        });
+        let case = |i: usize, error: f64| Case {
+            index: start + i as u64,
+            inputs: vec![first + i as u64],
+            result: c,
+            expected: c,
+            value: value_at(i),
+            error,
+        };
+        self.record_summary(
+            ctx,
+            (start, n),
+            &sum,
+            |_| (c, c),
+            case,
+            |metric, max| first_reaching_monotone(ctx.dst, c, n, metric == Metric::Relative, max, &value_at),
+        );
         true
     }
 
-    /// The rest of [`Stats::record_block`] for a block summarised as one (`sum`);
-    /// `value_at(i)` is input i's reference value, `first_reaching(metric, max)` the first
-    /// input reaching the maximum `max` of `metric` where the summary does not say.
-    fn record_summary<W: Word>(
+    /// The rest of [`Stats::record_block`] for the `n` inputs from `start` on summarised as one
+    /// (`sum`): `pair(i)` is input i's result and expected result, `case(i, error)` its
+    /// [`Case`], `first_reaching(metric, max)` the first input reaching the maximum `max` of
+    /// `metric` where the summary does not say.
+    fn record_summary(
         &mut self,
         ctx: &Context,
-        block: Evaluated<W>,
+        (start, n): (u64, usize),
         sum: &Summary,
-        value_at: impl Fn(usize) -> f64,
+        pair: impl Fn(usize) -> (u64, u64),
+        case: impl Fn(usize, f64) -> Case,
         first_reaching: impl Fn(Metric, f64) -> usize,
     ) {
-        let Evaluated { start, inputs, results, expected } = block;
-        let (src, dst, n) = (ctx.src, ctx.dst, results.len());
+        let (src, dst) = (ctx.src, ctx.dst);
         let (kmin, kmax) = (sum.kmin, sum.kmax);
         self.count += n as u64;
         let (max_ulp, max_abs, max_rel) = (sum.max_ulp, sum.max_abs, sum.max_rel);
-        let d = |i: usize| ulp_distance(dst, results[i].to_u64(), expected[i].to_u64());
+        let d = |i: usize| {
+            let (r, e) = pair(i);
+            ulp_distance(dst, r, e)
+        };
         if max_ulp <= 2 {
             for (k, &count) in [-2i64, -1, 1, 2].iter().zip(&sum.near) {
                 self.dense[(k + DENSE) as usize] += count;
@@ -403,14 +411,6 @@ impl Stats {
                 self.add_distance(d(i), 1);
             }
         }
-        let case = |i: usize, error: f64| Case {
-            index: start + i as u64,
-            inputs: inputs.iter().map(|s| s[i].to_u64()).collect(),
-            result: results[i].to_u64(),
-            expected: expected[i].to_u64(),
-            value: value_at(i),
-            error,
-        };
         // The first input reaching the block's maximum of `metric`, offered to `slot` (and
         // looked for only where it may win).
         let offer_max = |slot: &mut Option<Case>, metric: Metric| {
@@ -444,7 +444,7 @@ impl Stats {
             self.special_count += sum.specials;
             let edge = |b: u64| b & !dst.sign_bit() == 0;
             for i in 0..n {
-                let (r, e) = (results[i].to_u64(), expected[i].to_u64());
+                let (r, e) = pair(i);
                 if r != e && (edge(r) || edge(e)) {
                     if !enters(&self.first_special, start + i as u64) {
                         break;
@@ -456,7 +456,7 @@ impl Stats {
         if sum.mismatches > 0 {
             self.mismatch_count += sum.mismatches;
             for i in 0..n {
-                let (r, e) = (results[i].to_u64(), expected[i].to_u64());
+                let (r, e) = pair(i);
                 if r != e && (ctx.bitwise || !(dst.is_nan(r) && dst.is_nan(e))) {
                     if !enters(&self.first_mismatches, start + i as u64) {
                         break;
@@ -837,8 +837,9 @@ mod tests {
     /// recorded from their ends (`record_constant_run`, input-by-input recording of the
     /// blocks it declines), equal input-by-input recording: at infinities, zeros, ±1 and 1.5,
     /// with values rising or falling, with ties (the first input reaching a maximum then lies
-    /// inside the run) or all distinct, within [c/2, 2c] or past it and across zero; runs that straddle a
-    /// binade or hold one different result must be declined.
+    /// inside the run) or all distinct, within [c/2, 2c] or past it and across zero; runs that
+    /// straddle a binade must be declined, and those holding one different result are not
+    /// offered (as the sweep checks every result first).
     #[test]
     fn constant_runs_equal_per_input_recording() {
         let mut next = xorshift(0x2C0D_57A1_7000_0005);
@@ -893,7 +894,8 @@ mod tests {
             let (mut fresh_runs, mut fresh_single) = (Stats::new(&ctx), Stats::new(&ctx));
             let mut taken_here = 0;
             for runs in [&mut runs, &mut fresh_runs] {
-                if runs.record_constant_run(&ctx, start, &[&x], &r, c, |i| value[i]) {
+                let all_c = r.iter().all(|&w| u64::from(w) == c);
+                if all_c && runs.record_constant_run(&ctx, start, x[0].into(), n, c, |i| value[i]) {
                     assert!(
                         !planted && !straddles,
                         "trial {trial}: a run with a different result or two binades was taken"

@@ -344,16 +344,12 @@ pub(super) fn all_equal_on_run<L: Isa, const N: usize>(
     L::run(
         #[inline(always)]
         || {
-            let mut offsets = [0u32; N];
-            for (i, o) in offsets.iter_mut().enumerate() {
-                *o = i as u32;
-            }
             // The offsets pass through `black_box`, so the kernel knows no relation between its
             // lanes, as in the block loop. Where it knew them (consecutive words), LLVM
             // compiled the kernels into slower code, partly lane by lane, and Rust 1.95
             // miscompiled the AVX2 table lookup (`mufu_lanes::Coeffs::words_avx2`, an index
             // used unmasked: a load far outside the table, in the test profile).
-            let offsets = black_box(Simd::new(offsets));
+            let offsets = black_box(Simd::new(build(|i| i as u32)));
             let differ = inlined(
                 #[inline(always)]
                 |base: u32, offsets: Simd<u32, N>| Simd::new(f((Simd::splat(base) + offsets).to_array())) ^ c,

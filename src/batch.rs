@@ -18,7 +18,7 @@
 use rayon::prelude::*;
 
 use crate::kernels::{self, SimdLevel, SimdLevelError};
-use crate::ptx::{alternatives, Instr, Target, TargetError};
+use crate::ptx::{alternatives, Instr, Target, TargetError, MAX_SOURCES};
 
 /// A machine word holding one operand: `u8` (u8, s8), `u16` (f16, bf16, u16, s16), `u32` (f32,
 /// f16x2, bf16x2, u32, s32) or `u64` (f64, f32x2, u64, s64). Typed buffers (`f32`, `f64`,
@@ -160,7 +160,7 @@ impl Instr {
         let kernel = kernels::select_at(self, target, level);
         out.par_chunks_mut(CHUNK).enumerate().for_each(|(chunk, dst)| {
             let start = chunk * CHUNK;
-            let mut srcs: [&[S]; 3] = [&[]; 3];
+            let mut srcs: [&[S]; MAX_SOURCES] = [&[]; MAX_SOURCES];
             for (slot, src) in srcs.iter_mut().zip(sources) {
                 *slot = &src[start..start + dst.len()];
             }
@@ -207,7 +207,7 @@ impl Instr {
                 return Err(BatchError::Length { instr: instr(), operand, len: src.len(), expected: len });
             }
         }
-        let expected = self.source_type(0).bits();
+        let expected = self.source_bits();
         if src_bits != expected {
             return Err(BatchError::Width { instr: instr(), what: "a source buffer".into(), bits: src_bits, expected });
         }
@@ -225,10 +225,13 @@ impl Instr {
 
     /// One chunk through the scalar definition.
     fn eval_scalar_chunk<S: Word, D: Word>(&self, target: Target, srcs: &[&[S]], dst: &mut [D]) {
-        let mut ops = [0u64; 3];
+        let mut ops = [0u64; MAX_SOURCES];
+        // The bits of each source's words that its type has (a zero-extended narrower source
+        // keeps its own: [`Instr::source_bits`]).
+        let keep: [u64; MAX_SOURCES] = std::array::from_fn(|k| !self.above_source[k]);
         for (i, d) in dst.iter_mut().enumerate() {
-            for (op, src) in ops.iter_mut().zip(srcs) {
-                *op = src[i].to_u64();
+            for ((op, src), keep) in ops.iter_mut().zip(srcs).zip(keep) {
+                *op = src[i].to_u64() & keep;
             }
             *d = D::from_u64(self.eval_unchecked(target, &ops[..srcs.len()]));
         }

@@ -85,7 +85,7 @@ pub const MAX_BUFFER_BYTES: u64 = 4 << 30;
 /// Measure `instr` on buffers of `len` elements with 1 thread and with `max_threads`.
 pub fn measure(instr: &Instr, target: Target, len: usize, max_threads: usize) -> Result<Vec<Measurement>, BenchError> {
     let measure = Measure { instr, target, len, max_threads };
-    let (src_bits, dst_bits) = (instr.source_type(0).bits(), instr.result_bits());
+    let (src_bits, dst_bits) = (instr.source_bits(), instr.result_bits());
     let element_bytes = u64::from((instr.operand_counts()[0] as u32 * src_bits + dst_bits) / 8);
     if (len as u128) * u128::from(element_bytes) > u128::from(MAX_BUFFER_BYTES) {
         return Err(BenchError::TooLong { instr: *instr, len, element_bytes });
@@ -207,6 +207,11 @@ fn operands<S: Word>(instr: &Instr, k: usize, len: usize) -> Vec<S> {
         Element::Float(f) => f,
         Element::Int(t) => {
             return (0..len as u64).map(|i| S::from_u64(splitmix(i * 3 + k as u64) & t.mask())).collect()
+        }
+        // Narrow codes (the sources of the up-conversions, scales): every code alike.
+        Element::Narrow(_) => {
+            let mask = u64::MAX >> (64 - ty.bits());
+            return (0..len as u64).map(|i| S::from_u64(splitmix(i * 3 + k as u64) & mask)).collect();
         }
     };
     let lane = |seed: u64| {

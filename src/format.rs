@@ -95,6 +95,19 @@ impl Format {
         1 - self.bias()
     }
 
+    /// The finite values, as [`crate::round::round_to_grid`] rounds onto them: every code of
+    /// the top binade finite, subnormals below 2^emin.
+    #[inline]
+    pub(crate) const fn grid(self) -> crate::round::Grid {
+        crate::round::Grid {
+            p: self.precision(),
+            emin: self.emin(),
+            emax: self.emax(),
+            max_top: (1u64 << self.precision()) - 1,
+            subnormals: true,
+        }
+    }
+
     /// Mask of all bits of the format.
     #[inline]
     pub const fn mask(self) -> u64 {

@@ -37,6 +37,7 @@ pub mod sweep;
 mod batch;
 mod format;
 mod kernels;
+mod narrow;
 mod prepared;
 
 internal_modules! {
@@ -49,6 +50,7 @@ internal_modules! {
 pub use batch::{with_words, BatchError, BatchPath, Word, WordsFn};
 pub use format::Format;
 pub use kernels::{FloatEnvironmentError, SimdLevel, SimdLevelError, SIMD_LEVEL_VARIABLE};
+pub use narrow::{Narrow, Specials};
 pub use ops::cvt_int::IntType;
 pub use prepared::Prepared;
 pub use ptx::{

@@ -1,11 +1,12 @@
 //! Operands as text: hex bit patterns or decimal values in, hex and decimal out.
 
-use crate::format::Format;
+use crate::format::{Format, Unpacked};
+use crate::narrow::Narrow;
 use crate::ops::cvt::cvt;
 use crate::ops::cvt_int::IntType;
 use crate::ptx::{Element, Type};
 use crate::quote::Quoted;
-use crate::round::Rounding;
+use crate::round::{round_to_grid, Rounded, Rounding, Rule};
 
 /// Parse one operand of type `ty`.
 ///
@@ -30,6 +31,7 @@ pub fn parse_operand(ty: Type, text: &str) -> Result<u64, OperandError> {
     let fmt = match ty.element() {
         Element::Float(fmt) => fmt,
         Element::Int(int) => return parse_integer(int, t),
+        Element::Narrow(n) => return parse_narrow(ty, n, t),
     };
     if ty.lanes() == 1 {
         return parse_decimal(fmt, t);
@@ -43,6 +45,56 @@ pub fn parse_operand(ty: Type, text: &str) -> Result<u64, OperandError> {
     Ok(lo | (hi << fmt.bits()))
 }
 
+/// A narrow type's operand from decimal values: one per element, comma-separated, element 0
+/// first (`448,-2` for an `.e4m3x2`), each rounded to nearest-even in the format; a value
+/// beyond its largest finite one, a negative value of an unsigned format and a special the
+/// format lacks are refused.
+fn parse_narrow(ty: Type, n: Narrow, text: &str) -> Result<u64, OperandError> {
+    let parts: Vec<&str> = text.split(',').collect();
+    if parts.len() != ty.lanes() as usize {
+        return Err(OperandError::NotAPair { text: text.to_string(), ty });
+    }
+    let mut word = 0;
+    for (lane, part) in parts.iter().enumerate() {
+        let code = narrow_code(n, part.trim())?;
+        word |= code << (lane as u32 * ty.element_bits());
+    }
+    // tf32's code is the top 19 bits of its word.
+    Ok(if n == Narrow::Tf32 { word << 13 } else { word })
+}
+
+/// The code of one decimal value in a narrow format.
+fn narrow_code(n: Narrow, text: &str) -> Result<u64, OperandError> {
+    let refuse =
+        |why: &str| OperandError::NotInFormat { text: text.to_string(), format: n.name(), why: why.to_string() };
+    let bits = parse_decimal(Format::F64, text)?;
+    let neg = Format::F64.is_neg(bits);
+    let sign = if neg { n.sign_bit() } else { 0 };
+    if neg && !n.signed() && Format::F64.abs(bits) != 0 {
+        return Err(refuse("the format is unsigned"));
+    }
+    let code = match Format::F64.unpack(bits, false) {
+        Unpacked::Nan => n.nan().ok_or_else(|| refuse("the format has no NaN"))?,
+        Unpacked::Inf { .. } => sign | n.inf().ok_or_else(|| refuse("the format has no infinity"))?,
+        Unpacked::Zero { .. } if n == Narrow::Ue8m0 => {
+            return Err(refuse("ue8m0 has no zero (its least value is 2^-127)"))
+        }
+        Unpacked::Zero { .. } => sign,
+        Unpacked::Finite { neg, exp, sig } => {
+            match round_to_grid(n.grid(), neg, exp, sig, Rule::Dir(Rounding::Rn), false) {
+                Rounded::Code(m) if n == Narrow::S2f6 && neg => m.wrapping_neg() & n.mask(),
+                Rounded::Code(m) => sign | m,
+                // s2f6's −2.0 lies outside its grid of magnitudes.
+                Rounded::Overflow { .. } if n == Narrow::S2f6 && neg && Format::F64.to_f64(bits) >= -2.0 => 0x80,
+                Rounded::Overflow { .. } => {
+                    return Err(refuse(&format!("beyond its largest finite value, {}", n.to_f64(n.max_finite()))))
+                }
+            }
+        }
+    };
+    Ok(code)
+}
+
 /// Why a text is not an operand of a type.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum OperandError {
@@ -52,8 +104,8 @@ pub enum OperandError {
     /// A hex word with bits set above the type's width.
     #[error("hex word {} is too wide for .{} ({} bits, at most {:#x})", Quoted(.text), .ty.name(), .ty.bits(), widest_word(*.ty))]
     HexTooWide { text: String, ty: Type },
-    /// A packed type's operand that is neither one hex word nor two values.
-    #[error("a .{} operand is one hex word or two comma-separated values, element 0 first (got {})", .ty.name(), Quoted(.text))]
+    /// A packed type's operand that is neither one hex word nor one value per element.
+    #[error("a .{} operand is one hex word or {} comma-separated values, element 0 first (got {})", .ty.name(), lanes_in_words(*.ty), Quoted(.text))]
     NotAPair { text: String, ty: Type },
     /// Not a decimal integer.
     #[error("{} is not a .{} operand (give an integer in {} or a hex word 0x…)", Quoted(.text), .ty.name(), int_range(*.ty))]
@@ -61,9 +113,20 @@ pub enum OperandError {
     /// An integer outside the type's range.
     #[error("{value} is out of the range of .{} ({})", .ty.name(), int_range(*.ty))]
     OutOfRange { value: i128, ty: IntType },
+    /// A value a narrow format cannot hold.
+    #[error("{} is not a value of {format}: {why}", Quoted(.text))]
+    NotInFormat { text: String, format: &'static str, why: String },
     /// Not a decimal value of a float format.
     #[error("{} is not a number (give a decimal like 1.5, -0, 1e-40, inf, nan, or a hex word 0x…)", Quoted(.text))]
     NotANumber { text: String },
+}
+
+/// The number of elements of a packed type in words.
+fn lanes_in_words(ty: Type) -> &'static str {
+    match ty.lanes() {
+        4 => "four",
+        _ => "two",
+    }
 }
 
 /// `min..=max` of an integer type, as messages write it.
@@ -116,6 +179,17 @@ pub fn format_result(ty: Type, bits: u64) -> String {
     let fmt = match ty.element() {
         Element::Float(fmt) => fmt,
         Element::Int(int) => return format!("{out} {}", int.value(bits)),
+        Element::Narrow(n) => {
+            let code_of = |lane: u32| match n {
+                Narrow::Tf32 => bits >> 13,
+                _ => bits >> (lane * ty.element_bits()),
+            };
+            for lane in 0..ty.lanes() {
+                out.push(' ');
+                out.push_str(&format_narrow(n, code_of(lane) & n.mask()));
+            }
+            return out;
+        }
     };
     for lane in 0..ty.lanes() {
         let element = (bits >> (lane * fmt.bits())) & fmt.mask();
@@ -123,6 +197,21 @@ pub fn format_result(ty: Type, bits: u64) -> String {
         out.push_str(&format_value(fmt, element));
     }
     out
+}
+
+/// A narrow code's value in decimal (exact: every narrow value has a short decimal), `NaN`,
+/// `inf` or `-inf`.
+pub fn format_narrow(n: Narrow, code: u64) -> String {
+    let v = n.to_f64(code);
+    if v.is_nan() {
+        "NaN".into()
+    } else if v.is_infinite() {
+        if v < 0.0 { "-inf" } else { "inf" }.into()
+    } else if v != 0.0 && v.abs() < 1e-5 {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
 }
 
 /// A value in decimal: the shortest text that reads back to the same bits in `fmt`'s
@@ -174,6 +263,23 @@ mod tests {
         let s8 = Type::Int(IntType::S8);
         assert_eq!(parse_operand(s8, "128"), Err(OperandError::OutOfRange { value: 128, ty: IntType::S8 }));
         assert_eq!(parse_operand(s8, "128").unwrap_err().to_string(), "128 is out of the range of .s8 (-128..=127)");
+    }
+
+    #[test]
+    fn narrow_operands_and_results() {
+        assert_eq!(parse_operand(Type::E4m3x2, "448,-2"), Ok(0xC07E));
+        assert_eq!(parse_operand(Type::E2m1x2, "6,0.5"), Ok(0x17));
+        assert_eq!(parse_operand(Type::S2f6x2, "-2,1.984375"), Ok(0x7F80));
+        assert_eq!(parse_operand(Type::Tf32, "1"), Ok(0x3F80_0000));
+        assert_eq!(parse_operand(Type::Ue8m0x2, "1,nan"), Ok(0xFF7F));
+        assert!(parse_operand(Type::E4m3x2, "500,1").unwrap_err().to_string().contains("largest finite value, 448"));
+        assert!(parse_operand(Type::E4m3x2, "inf,1").unwrap_err().to_string().contains("no infinity"));
+        assert!(parse_operand(Type::Ue8m0x2, "-1,1").unwrap_err().to_string().contains("unsigned"));
+        assert!(parse_operand(Type::E4m3x4, "1,2").unwrap_err().to_string().contains("four comma-separated"));
+        assert_eq!(format_result(Type::E4m3x2, 0xFF7E), "0xff7e 448 NaN");
+        assert_eq!(format_result(Type::E2m1x2, 0x9F), "0x9f -6 -0.5");
+        assert_eq!(format_result(Type::Tf32, 0x3F80_0000), "0x3f800000 1");
+        assert_eq!(format_result(Type::S2f6x2, 0x8081), "0x8081 -1.984375 -2");
     }
 
     #[test]

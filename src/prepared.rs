@@ -77,13 +77,13 @@ mod tests {
     fn serial_batch_is_the_scalar_definition() {
         let mut rng = crate::sweep::domain::Rng::for_case(11, 0);
         for e in catalog::entries() {
-            let lowest = Target::new(e.min_sm.max(50)).unwrap();
-            let target = if Target::DEFAULT.check_with(&e.instr, e.sources).is_ok() { Target::DEFAULT } else { lowest };
+            let target = if e.targets.contains(Target::DEFAULT) { Target::DEFAULT } else { e.lowest_target() };
             let p = Prepared::new(e.instr, target).unwrap();
-            let (sb, db) = (e.instr.source_type(0).bits(), e.instr.result_bits());
-            let mask = |bits: u32| if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
-            let srcs: Vec<Vec<u64>> =
-                (0..e.sources).map(|_| (0..100).map(|_| rng.next() & mask(sb)).collect()).collect();
+            let (sb, db) = (e.instr.source_bits(), e.instr.result_bits());
+            // Each operand within its type (a scale may be narrower than the widest source).
+            let srcs: Vec<Vec<u64>> = (0..e.sources)
+                .map(|k| (0..100).map(|_| rng.next() & e.instr.source_type(k).code_bits()).collect())
+                .collect();
             let want: Vec<u64> = (0..100)
                 .map(|i| {
                     let ops: Vec<u64> = srcs.iter().map(|s| s[i]).collect();

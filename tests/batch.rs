@@ -43,12 +43,11 @@ fn words(instr: &Instr, k: usize, len: usize, seed: u64) -> Vec<u64> {
         .collect()
 }
 
-/// The lowest known target that has the instruction with `sources` operands, and sm_90 if it
-/// has it too.
-fn targets(instr: &Instr, min_sm: u32, sources: usize) -> Vec<Target> {
-    let sm = ptxfp::ptx::KNOWN_SM.iter().copied().find(|&sm| sm >= min_sm).unwrap();
-    let mut ts = vec![Target::new(sm).unwrap()];
-    if Target::DEFAULT.check_with(instr, sources).is_ok() && ts[0] != Target::DEFAULT {
+/// The lowest known target that has the entry's spelling with its operand count, and sm_90
+/// if it has it too.
+fn targets(e: &catalog::CatalogEntry) -> Vec<Target> {
+    let mut ts = vec![e.lowest_target()];
+    if e.targets.contains(Target::DEFAULT) && ts[0] != Target::DEFAULT {
         ts.push(Target::DEFAULT);
     }
     ts
@@ -57,7 +56,7 @@ fn targets(instr: &Instr, min_sm: u32, sources: usize) -> Vec<Target> {
 #[test]
 fn every_spelling_batch_equals_scalar_for_lengths_0_to_67_at_odd_offsets() {
     for e in catalog::entries() {
-        for target in targets(&e.instr, e.min_sm, e.sources) {
+        for target in targets(e) {
             for len in 0..=67usize {
                 check_length(&e.instr, target, e.sources, len);
             }

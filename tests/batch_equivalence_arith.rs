@@ -29,7 +29,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use common::{ap_div, operand, pair, seed, triple, Kind, Layout, Rng};
-use ptxfp::ptx::{catalog, KNOWN_SM};
+use ptxfp::ptx::catalog;
 use ptxfp::{Format, Instr, Mode, Opcode, Rounding, SimdLevel, Target, Word};
 use rayon::prelude::*;
 
@@ -73,19 +73,13 @@ fn family_of(instr: &Instr) -> Option<Family> {
     }
 }
 
-/// A target that has the instruction (the lowest known one at or above its min_sm).
-fn target(min_sm: u32) -> Target {
-    let sm = KNOWN_SM.iter().copied().find(|&sm| sm >= min_sm).unwrap();
-    Target::new(sm).unwrap()
-}
-
 /// The catalog spellings of `family` on the types of `fmt`, with a target that has each and
 /// the operand count (a spelling with two legal counts, as the three-input `min`, twice).
 fn spellings(family: Family, fmt: Format) -> Vec<(Instr, Target, usize)> {
     let mut out: Vec<(Instr, Target, usize)> = catalog::entries()
         .iter()
         .filter(|e| family_of(&e.instr) == Some(family) && e.instr.format() == fmt)
-        .map(|e| (e.instr, target(e.min_sm), e.sources))
+        .map(|e| (e.instr, e.lowest_target(), e.sources))
         .collect();
     out.dedup_by_key(|(i, _, n)| (*i, *n));
     out

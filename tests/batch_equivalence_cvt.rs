@@ -33,7 +33,9 @@ const BLOCK: usize = (1 << 14) + 13;
 
 /// Every float-to-float `cvt` of the catalog with a target that has it.
 fn spellings() -> Vec<(Instr, Target)> {
-    spellings_on_their_targets(|i| matches!(i.opcode(), Opcode::Cvt { .. }) && i.integer_side().is_none())
+    spellings_on_their_targets(|i| {
+        matches!(i.opcode(), Opcode::Cvt { .. }) && i.integer_side().is_none() && !i.is_low_precision()
+    })
 }
 
 fn source(instr: &Instr) -> Format {

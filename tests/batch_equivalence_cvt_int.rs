@@ -47,10 +47,10 @@ fn from_8_and_16_bit_sources_every_operand() {
     let _all_cores = all_cores::hold();
     let tally = Tally::default();
     let levels = levels();
-    let narrow: Vec<(Instr, Target)> = spellings().into_iter().filter(|(i, _)| i.source_type(0).bits() <= 16).collect();
+    let narrow: Vec<(Instr, Target)> = spellings().into_iter().filter(|(i, _)| i.source_bits() <= 16).collect();
     assert_eq!(narrow.len(), 240);
     narrow.par_iter().for_each(|(instr, target)| {
-        let every: Vec<u64> = (0..1u64 << instr.source_type(0).bits()).collect();
+        let every: Vec<u64> = (0..1u64 << instr.source_bits()).collect();
         tally.add(compare(instr, *target, &levels, &[every]));
     });
     tally.check("integer cvt from 8- and 16-bit sources");
@@ -118,7 +118,7 @@ fn int_operand(rng: &mut Rng, t: IntType) -> u64 {
 #[test]
 fn from_32_and_64_bit_sources_edge_biased() {
     let _all_cores = all_cores::hold();
-    let all: Vec<(Instr, Target)> = spellings().into_iter().filter(|(i, _)| i.source_type(0).bits() >= 32).collect();
+    let all: Vec<(Instr, Target)> = spellings().into_iter().filter(|(i, _)| i.source_bits() >= 32).collect();
     let levels = levels();
     let tally = Tally::default();
     let pair = |i: &Instr| (i.source_type(0), i.ty());
@@ -408,8 +408,7 @@ mod all_operands {
     fn every_spelling_from_a_32_bit_source() {
         let _all_cores = all_cores::hold();
         let level = SimdLevel::active();
-        let from_32: Vec<Instr> =
-            spellings().into_iter().map(|(i, _)| i).filter(|i| i.source_type(0).bits() == 32).collect();
+        let from_32: Vec<Instr> = spellings().into_iter().map(|(i, _)| i).filter(|i| i.source_bits() == 32).collect();
         assert_eq!(from_32.len(), 200, "f32 to 8 integer types (128), s32 and u32 to 4 formats (72)");
         let mut to_int_spellings: Vec<Instr> =
             from_32.iter().copied().filter(|i| i.source_type(0) == Type::F32).collect();

@@ -135,6 +135,16 @@ fn edge_operands(ty: ptxfp::Type) -> Vec<u64> {
             let (min, max) = (t.min() as u64 & t.mask(), t.max() as u64);
             return vec![0, 1, t.mask(), min, max, 1 << (t.bits() - 1), max - 1];
         }
+        // A narrow code: zero, the least and largest values of both signs, the all-ones code
+        // (a NaN where the format has one), in every element.
+        ptxfp::Element::Narrow(n) => {
+            let codes = [0, 1, n.max_finite(), n.sign_bit() | 1, n.sign_bit() | n.max_finite(), n.mask()];
+            let (lanes, width) = (ty.lanes(), ty.element_bits());
+            let shift = if n == ptxfp::Narrow::Tf32 { 13 } else { 0 };
+            return (0..codes.len())
+                .map(|k| (0..lanes).fold(0, |w, l| w | codes[(k + l as usize) % codes.len()] << (l * width)) << shift)
+                .collect();
+        }
     };
     let scalar = [
         0,
@@ -158,12 +168,11 @@ fn edge_operands(ty: ptxfp::Type) -> Vec<u64> {
 
 #[test]
 fn every_catalog_spelling_evaluates_on_every_target_that_has_it() {
-    use ptxfp::ptx::KNOWN_SM;
-    use ptxfp::Target;
+    use ptxfp::ptx::KNOWN_TARGETS;
     for e in catalog::entries() {
         let mut evaluated_somewhere = false;
-        for sm in KNOWN_SM {
-            let target = Target::new(sm).unwrap();
+        for target in KNOWN_TARGETS {
+            let sm = target.sm();
             if target.check(&e.instr).is_err() {
                 continue;
             }
@@ -187,7 +196,10 @@ fn every_catalog_spelling_evaluates_on_every_target_that_has_it() {
                 let operands: Vec<u64> = types
                     .iter()
                     .enumerate()
-                    .map(|(i, t)| edge_operands(*t)[(i * 3 + v as usize) % values.len()])
+                    .map(|(i, t)| {
+                        let own = edge_operands(*t);
+                        own[(i * 3 + v as usize) % own.len()]
+                    })
                     .collect();
                 let r = e.instr.eval_on(target, &operands);
                 assert!(r.is_ok(), "{} on {target}: {:?}", e.instr, r);

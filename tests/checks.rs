@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use ptxfp::ptx::catalog::entries;
+use ptxfp::ptx::Variant;
 use ptxfp::{EvalError, Instr, Target, TargetError};
 
 fn instr(spelling: &str) -> Instr {
@@ -67,7 +68,8 @@ fn the_lowest_architecture_spans_every_operand_count() {
     // min.f32 has two operands from sm_10 and three from sm_100: the spelling exists on every
     // target, its three-operand form only from sm_100.
     let min = instr("min.f32");
-    assert_eq!(min.min_sm(), 10);
+    // PTX has it from sm_10; the lowest target ptxfp knows is sm_50.
+    assert_eq!(min.min_sm(), 50);
     assert_eq!(min.min_sm_with(3), 100);
     assert_eq!(min.eval_on(sm(50), &[0x3F80_0000, 0x4000_0000]), Ok(0x3F80_0000));
     assert_eq!(min.eval_on(sm(100), &[0x3F80_0000, 0x4000_0000, 0]), Ok(0));
@@ -79,12 +81,12 @@ fn the_lowest_architecture_spans_every_operand_count() {
         sm(90).check_with(&min, 3),
         Err(TargetError::TooOldForOperands { instr: min, operands: 3, lowest_sm: 100, target: sm(90) })
     );
-    // Every catalog entry's instruction carries its spelling's lowest architecture, which is
-    // what parsing the spelling gives; it is the parsed instruction.
+    // Every catalog entry's instruction carries its spelling's lowest known architecture, which
+    // is what parsing the spelling gives; it is the parsed instruction.
     let mut lowest_of: HashMap<String, u32> = HashMap::new();
     for e in entries() {
         let sm = lowest_of.entry(e.instr.to_string()).or_insert(u32::MAX);
-        *sm = (*sm).min(e.min_sm);
+        *sm = (*sm).min(e.targets.lowest_sm());
     }
     for e in entries() {
         let spelling = e.instr.to_string();
@@ -146,5 +148,7 @@ fn an_unknown_architecture_is_a_typed_error() {
     assert_eq!("gfx90a".parse::<Target>(), Err(TargetError::Unparsable { text: "gfx90a".to_string() }));
     let message = Target::new(20).unwrap_err().to_string();
     assert!(message.starts_with("unknown architecture sm_20; known: sm_50 sm_52 "), "{message}");
-    assert_eq!("sm_90a".parse::<Target>(), Ok(Target::DEFAULT));
+    assert_eq!("sm_90a".parse::<Target>(), Target::with_variant(90, Variant::Arch));
+    assert_eq!("sm_100f".parse::<Target>().map(|t| (t.sm(), t.variant())), Ok((100, Variant::Family)));
+    assert_eq!("sm_89f".parse::<Target>(), Err(TargetError::NoVariant { sm: 89, variant: Variant::Family }));
 }

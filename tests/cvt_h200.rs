@@ -85,7 +85,7 @@ fn conversion(spelling: &str) -> Option<Conversion> {
     };
     Some(Conversion {
         instr,
-        src_bits: instr.source_type(0).bits(),
+        src_bits: instr.source_bits(),
         src_float: instr.source_type(0).float().is_some(),
         dst_bits: instr.result_bits(),
         kind,

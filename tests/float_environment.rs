@@ -14,7 +14,7 @@ mod common;
 use std::sync::atomic::AtomicBool;
 
 use common::{operand, seed, Layout, Rng};
-use ptxfp::ptx::{catalog, KNOWN_SM};
+use ptxfp::ptx::catalog;
 use ptxfp::sweep::{Control, Shard, Spec, Sweep};
 use ptxfp::{with_words, Element, Instr, Prepared, Target, Type, Word, WordsFn};
 
@@ -68,6 +68,7 @@ fn words(rng: &mut Rng, t: Type, n: usize) -> Vec<u64> {
     let element = |rng: &mut Rng| match t.element() {
         Element::Float(fmt) => operand(rng, Layout::of(fmt)),
         Element::Int(i) => rng.next() & i.mask(),
+        Element::Narrow(n) => rng.next() & n.mask(),
     };
     (0..n).map(|_| (0..t.lanes()).fold(0, |w, lane| w | element(rng) << (lane * t.element_bits()))).collect()
 }
@@ -77,7 +78,7 @@ fn cases() -> Vec<(Instr, Target, Vec<Vec<u64>>)> {
     catalog::entries()
         .iter()
         .map(|e| {
-            let target = Target::new(KNOWN_SM.iter().copied().find(|&sm| sm >= e.min_sm).unwrap()).unwrap();
+            let target = e.lowest_target();
             let mut rng = Rng::new(seed(&e.instr.to_string(), 0));
             let srcs = (0..e.sources).map(|k| words(&mut rng, e.instr.source_type(k), 1024)).collect();
             (e.instr, target, srcs)
@@ -103,7 +104,7 @@ fn evaluate(instr: &Instr, target: Target, srcs: &[Vec<u64>]) -> [Vec<u64>; 2] {
             [batch, serial].map(|out| out.iter().map(|d| d.to_u64()).collect())
         }
     }
-    with_words(instr.source_type(0).bits(), instr.result_bits(), Typed(instr, target, srcs)).unwrap()
+    with_words(instr.source_bits(), instr.result_bits(), Typed(instr, target, srcs)).unwrap()
 }
 
 /// The scalar definition on every operand tuple.

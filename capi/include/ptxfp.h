@@ -66,6 +66,9 @@ typedef struct ptxfp_instr_info {
   // The handle's target (as XX).
   uint32_t target_sm;
   enum ptxfp_evidence evidence;
+  // The handle's target as PTX spells it: "sm_90", "sm_100a", "sm_120f" (owned by the
+  // handle).
+  const char *target;
 } ptxfp_instr_info;
 
 // One legal (spelling, operand count) pair of the catalog.
@@ -74,9 +77,15 @@ typedef struct ptxfp_catalog_entry {
   const char *spelling;
   // The number of source operands.
   uint32_t operands;
-  // The lowest `sm_XX` (as XX) that has it.
+  // The lowest `sm_XX` (as XX) that has it, in some variant.
   uint32_t min_sm;
   enum ptxfp_evidence evidence;
+  // The lowest target that has it, as `ptxfp_instr_new` takes it: "sm_50", "sm_100f",
+  // "sm_100a" (static storage).
+  const char *lowest_target;
+  // Every target that has it, as `ptxfp ops` lists them: "sm_53+", "sm_50-sm_62",
+  // "sm_100f,sm_110f,sm_120f", "sm_100a,sm_103a" (static storage).
+  const char *targets;
 } ptxfp_catalog_entry;
 
 #ifdef __cplusplus

@@ -19,7 +19,7 @@ use std::fmt::Display;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
-use ptxfp_core::ptx::catalog;
+use ptxfp_core::ptx::{catalog, MAX_SOURCES};
 use ptxfp_core::{
     with_words, BatchError, EvalError, Evidence, Instr, ParseErrorKind, Prepared, SimdLevel, Target, Word, WordsFn,
 };
@@ -84,6 +84,7 @@ impl From<Evidence> for ptxfp_evidence {
 pub struct ptxfp_instr {
     prepared: Prepared,
     spelling: CString,
+    target: CString,
 }
 
 /// What a handle evaluates.
@@ -103,6 +104,9 @@ pub struct ptxfp_instr_info {
     /// The handle's target (as XX).
     pub target_sm: u32,
     pub evidence: ptxfp_evidence,
+    /// The handle's target as PTX spells it: "sm_90", "sm_100a", "sm_120f" (owned by the
+    /// handle).
+    pub target: *const c_char,
 }
 
 /// One legal (spelling, operand count) pair of the catalog.
@@ -113,9 +117,15 @@ pub struct ptxfp_catalog_entry {
     pub spelling: *const c_char,
     /// The number of source operands.
     pub operands: u32,
-    /// The lowest `sm_XX` (as XX) that has it.
+    /// The lowest `sm_XX` (as XX) that has it, in some variant.
     pub min_sm: u32,
     pub evidence: ptxfp_evidence,
+    /// The lowest target that has it, as `ptxfp_instr_new` takes it: "sm_50", "sm_100f",
+    /// "sm_100a" (static storage).
+    pub lowest_target: *const c_char,
+    /// Every target that has it, as `ptxfp ops` lists them: "sm_53+", "sm_50-sm_62",
+    /// "sm_100f,sm_110f,sm_120f", "sm_100a,sm_103a" (static storage).
+    pub targets: *const c_char,
 }
 
 /// A failed call: its status and its message.
@@ -180,7 +190,7 @@ fn non_null_at<T>(p: *const T, what: &'static str, index: Option<usize>) -> Resu
 fn from_eval_error(e: EvalError) -> Failure {
     let status = match e {
         EvalError::OperandCount { .. } => PTXFP_ERR_OPERAND_COUNT,
-        EvalError::OperandTooWide { .. } => PTXFP_ERR_OPERAND_WIDTH,
+        EvalError::OperandTooWide { .. } | EvalError::OperandPadding { .. } => PTXFP_ERR_OPERAND_WIDTH,
         EvalError::Target { .. } => PTXFP_ERR_TARGET_LACKS,
     };
     failure(status, e)
@@ -298,8 +308,9 @@ pub unsafe extern "C" fn ptxfp_instr_new(
         })?;
         let prepared = Prepared::new(instr, target).map_err(from_eval_error)?;
         let spelling = CString::new(instr.to_string()).expect("spellings have no NUL");
+        let target = CString::new(target.to_string()).expect("target names have no NUL");
         // SAFETY: as above.
-        unsafe { *out = Box::into_raw(Box::new(ptxfp_instr { prepared, spelling })) };
+        unsafe { *out = Box::into_raw(Box::new(ptxfp_instr { prepared, spelling, target })) };
         Ok(())
     })
 }
@@ -331,12 +342,13 @@ pub unsafe extern "C" fn ptxfp_instr_get_info(instr: *const ptxfp_instr, out: *m
         let i = h.prepared.instr();
         let info = ptxfp_instr_info {
             spelling: h.spelling.as_ptr(),
-            source_bits: i.source_type(0).bits(),
+            source_bits: i.source_bits(),
             result_bits: i.result_bits(),
             operand_counts: i.operand_counts().iter().fold(0, |acc, &n| acc | 1 << n),
             min_sm: i.min_sm(),
             target_sm: h.prepared.target().sm(),
             evidence: i.evidence().into(),
+            target: h.target.as_ptr(),
         };
         // SAFETY: writable (contract).
         unsafe { *out = info };
@@ -419,7 +431,7 @@ pub unsafe extern "C" fn ptxfp_eval_warp(
             let e = EvalError::OperandCount { instr: i.to_string(), legal: i.operand_counts(), got: n_operands };
             return Err(from_eval_error(e));
         }
-        let mut columns: [*const u64; 3] = [std::ptr::null(); 3];
+        let mut columns: [*const u64; MAX_SOURCES] = [std::ptr::null(); MAX_SOURCES];
         if n_operands > 0 {
             non_null(operands, "operands")?;
             for (k, column) in columns.iter_mut().enumerate().take(n_operands) {
@@ -438,12 +450,12 @@ pub unsafe extern "C" fn ptxfp_eval_warp(
 unsafe fn warp_at(p: &Prepared, mask: u32, columns: &[*const u64], results: *mut u64) -> Result<(), Failure> {
     let i = p.instr();
     let call = Warp { p, mask, columns, results };
-    with_words(i.source_type(0).bits(), i.result_bits(), call).unwrap_or_else(|| Err(internal_widths(&i)))
+    with_words(i.source_bits(), i.result_bits(), call).unwrap_or_else(|| Err(internal_widths(&i)))
 }
 
 /// The failure of a width pair [`with_words`] does not have: none an instruction has.
 fn internal_widths(i: &Instr) -> Failure {
-    let (s, d) = (i.source_type(0).bits(), i.result_bits());
+    let (s, d) = (i.source_bits(), i.result_bits());
     failure(PTXFP_ERR_INTERNAL, format!("{i}: no buffers of {s}-bit sources and {d}-bit results"))
 }
 
@@ -470,11 +482,11 @@ unsafe fn warp<S: Word, D: Word>(
     columns: &[*const u64],
     results: *mut u64,
 ) -> Result<(), Failure> {
-    let above = if S::BITS < 64 { u64::MAX << S::BITS } else { 0 };
+    let i = p.instr();
     // A full warp reads and writes every lane in straight loops; a partial one only its
     // active lanes.
     let full = mask == u32::MAX;
-    let mut srcs = [[S::from_u64(0); 32]; 3];
+    let mut srcs = [[S::from_u64(0); 32]; MAX_SOURCES];
     for (k, (&column, src)) in columns.iter().zip(&mut srcs).enumerate() {
         let mut all = 0;
         if full {
@@ -492,11 +504,13 @@ unsafe fn warp<S: Word, D: Word>(
                 *s = S::from_u64(w);
             }
         }
-        if all & above != 0 {
+        // Bits the operand's type does not have: above its width (a scale or rbits word may
+        // be narrower than the widest source) or FP6 padding.
+        if all & !i.source_type(k).code_bits() != 0 {
             return Err(too_wide(p, mask, k, column));
         }
     }
-    let refs: [&[S]; 3] = [&srcs[0], &srcs[1], &srcs[2]];
+    let refs: [&[S]; MAX_SOURCES] = std::array::from_fn(|k| &srcs[k][..]);
     let mut out = [D::from_u64(0); 32];
     p.eval_serial(&refs[..columns.len()], &mut out).map_err(from_batch_error)?;
     if full {
@@ -514,20 +528,25 @@ unsafe fn warp<S: Word, D: Word>(
     Ok(())
 }
 
-/// The failure of operand `index` of a warp, whose active lanes include one too wide: the
-/// first such lane.
+/// The failure of operand `index` of a warp, whose active lanes include one with bits its
+/// type does not have: the first such lane.
 #[cold]
 #[inline(never)]
 unsafe fn too_wide(p: &Prepared, mask: u32, index: usize, column: *const u64) -> Failure {
     let i = p.instr();
-    let bits = i.source_type(index).bits();
+    let ty = i.source_type(index);
     let wide = (0..32).filter(|&lane| mask >> lane & 1 != 0).find_map(|lane| {
         // SAFETY: an active lane's word, readable (contract).
         let value = unsafe { column.add(lane).read() };
-        (value >> bits != 0).then_some((lane, value))
+        (value & !ty.code_bits() != 0).then_some((lane, value))
     });
     let (lane, value) = wide.expect("a lane too wide");
-    let e = EvalError::OperandTooWide { instr: i.to_string(), index, value, ty: i.source_type(index) };
+    let instr = i.to_string();
+    let e = if ty.bits() < 64 && value >> ty.bits() != 0 {
+        EvalError::OperandTooWide { instr, index, value, ty }
+    } else {
+        EvalError::OperandPadding { instr, index, value, ty }
+    };
     failure(PTXFP_ERR_OPERAND_WIDTH, format!("lane {lane}: {e}"))
 }
 
@@ -562,16 +581,15 @@ pub unsafe extern "C" fn ptxfp_eval_buffers(
             let e = BatchError::Arity { instr: i.to_string(), legal: i.operand_counts(), got: n_sources };
             return Err(from_batch_error(e));
         }
-        for (what, bits, expected) in [
-            ("a source buffer", source_bits, i.source_type(0).bits()),
-            ("the result buffer", result_bits, i.result_bits()),
-        ] {
+        for (what, bits, expected) in
+            [("a source buffer", source_bits, i.source_bits()), ("the result buffer", result_bits, i.result_bits())]
+        {
             if bits != expected {
                 let e = BatchError::Width { instr: i.to_string(), what: what.into(), bits, expected };
                 return Err(from_batch_error(e));
             }
         }
-        let mut columns: [*const c_void; 3] = [std::ptr::null(); 3];
+        let mut columns: [*const c_void; MAX_SOURCES] = [std::ptr::null(); MAX_SOURCES];
         if n_sources > 0 {
             non_null(sources, "sources")?;
             for (k, column) in columns.iter_mut().enumerate().take(n_sources) {
@@ -643,7 +661,7 @@ unsafe fn buffers<S: Word, D: Word>(
         let end = (start + per_part).min(len);
         if overlaps {
             // Copies: no Rust reference ever covers memory that is written through another.
-            let mut src = [[S::from_u64(0); PIECE]; 3];
+            let mut src = [[S::from_u64(0); PIECE]; MAX_SOURCES];
             let mut dst = [D::from_u64(0); PIECE];
             for piece in (start..end).step_by(PIECE) {
                 let n = PIECE.min(end - piece);
@@ -651,13 +669,13 @@ unsafe fn buffers<S: Word, D: Word>(
                     // SAFETY: `len` readable words (contract); copied by value.
                     unsafe { std::ptr::copy((*column as *const S).add(piece), s.as_mut_ptr(), n) };
                 }
-                let refs: [&[S]; 3] = [&src[0][..n], &src[1][..n], &src[2][..n]];
+                let refs: [&[S]; MAX_SOURCES] = std::array::from_fn(|k| &src[k][..n]);
                 p.eval_serial(&refs[..columns.len()], &mut dst[..n]).map_err(from_batch_error)?;
                 // SAFETY: `len` writable words (contract).
                 unsafe { std::ptr::copy(dst.as_ptr(), (results as *mut D).add(piece), n) };
             }
         } else {
-            let mut refs: [&[S]; 3] = [&[]; 3];
+            let mut refs: [&[S]; MAX_SOURCES] = [&[]; MAX_SOURCES];
             for (r, &column) in refs.iter_mut().zip(&columns) {
                 // SAFETY: readable, aligned, and not overlapping the results (checked above).
                 *r = unsafe { std::slice::from_raw_parts((column as *const S).add(start), end - start) };
@@ -699,11 +717,27 @@ pub extern "C" fn ptxfp_catalog_len() -> usize {
     catch_unwind(|| catalog::entries().len()).unwrap_or(0)
 }
 
-/// The spellings of the catalog entries, NUL-terminated, made once.
-fn catalog_spellings() -> &'static [CString] {
-    static SPELLINGS: OnceLock<Vec<CString>> = OnceLock::new();
-    SPELLINGS.get_or_init(|| {
-        catalog::entries().iter().map(|e| CString::new(e.instr.to_string()).expect("spellings have no NUL")).collect()
+/// The strings of a catalog entry, NUL-terminated: its spelling, its lowest target and its
+/// targets.
+struct EntryText {
+    spelling: CString,
+    lowest_target: CString,
+    targets: CString,
+}
+
+/// The strings of every catalog entry, made once.
+fn catalog_text() -> &'static [EntryText] {
+    static TEXT: OnceLock<Vec<EntryText>> = OnceLock::new();
+    let text = |s: String| CString::new(s).expect("spellings and target names have no NUL");
+    TEXT.get_or_init(|| {
+        catalog::entries()
+            .iter()
+            .map(|e| EntryText {
+                spelling: text(e.instr.to_string()),
+                lowest_target: text(e.lowest_target().to_string()),
+                targets: text(format!("{:#}", e.targets.requirement())),
+            })
+            .collect()
     })
 }
 
@@ -719,11 +753,14 @@ pub unsafe extern "C" fn ptxfp_catalog_get(index: usize, out: *mut ptxfp_catalog
         let e = entries.get(index).ok_or_else(|| {
             failure(PTXFP_ERR_INDEX, format!("catalog index {index}: the catalog has {} entries", entries.len()))
         })?;
+        let text = &catalog_text()[index];
         let entry = ptxfp_catalog_entry {
-            spelling: catalog_spellings()[index].as_ptr(),
+            spelling: text.spelling.as_ptr(),
             operands: e.sources as u32,
-            min_sm: e.min_sm,
+            min_sm: e.targets.lowest_sm(),
             evidence: e.instr.evidence().into(),
+            lowest_target: text.lowest_target.as_ptr(),
+            targets: text.targets.as_ptr(),
         };
         // SAFETY: writable (contract).
         unsafe { *out = entry };

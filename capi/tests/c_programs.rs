@@ -171,23 +171,24 @@ fn e32_low() -> Vec<u64> {
 
 /// The operand tuples of an entry: every edge, every pair of edges, or 600 triples drawn from
 /// the edges.
-fn tuples(bits: u32, n: usize) -> Vec<[u64; 3]> {
+fn tuples(bits: u32, n: usize) -> Vec<Vec<u64>> {
     let e = edges(bits);
     match n {
-        0 => vec![[0; 3]],
-        1 => e.iter().map(|&a| [a, 0, 0]).collect(),
-        2 => e.iter().flat_map(|&a| e.iter().map(move |&b| [a, b, 0])).collect(),
+        0 => vec![vec![]],
+        1 => e.iter().map(|&a| vec![a]).collect(),
+        2 => e.iter().flat_map(|&a| e.iter().map(move |&b| vec![a, b])).collect(),
         _ => {
             let mut x = 0x2545_F491_4F6C_DD1Du64;
             (0..600)
                 .map(|_| {
-                    let mut pick = || {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        e[(x % e.len() as u64) as usize]
-                    };
-                    [pick(), pick(), pick()]
+                    (0..n)
+                        .map(|_| {
+                            x ^= x << 13;
+                            x ^= x >> 7;
+                            x ^= x << 17;
+                            e[(x % e.len() as u64) as usize]
+                        })
+                        .collect()
                 })
                 .collect()
         }
@@ -200,16 +201,18 @@ fn write_cases() -> PathBuf {
     let mut text = String::new();
     for e in catalog::entries() {
         let instr: Instr = e.instr;
-        let lowest = Target::new(e.min_sm.max(50)).expect("a known architecture");
-        let mut targets = vec![lowest];
-        if Target::DEFAULT != lowest && Target::DEFAULT.check_with(&instr, e.sources).is_ok() {
+        let mut targets = vec![e.lowest_target()];
+        if targets[0] != Target::DEFAULT && e.targets.contains(Target::DEFAULT) {
             targets.push(Target::DEFAULT);
         }
-        let cases = tuples(instr.source_type(0).bits(), e.sources);
+        let cases = tuples(instr.source_bits(), e.sources);
         for target in targets {
-            writeln!(text, "{instr} {} {} {}", target.sm(), e.sources, cases.len()).unwrap();
+            writeln!(text, "{instr} {target} {} {}", e.sources, cases.len()).unwrap();
             for t in &cases {
-                let ops = &t[..e.sources];
+                // Each operand cut to the bits of its type (a scale may be narrower than the
+                // widest source; FP6 bytes have no bits 7:6).
+                let ops: Vec<u64> = (0..t.len()).map(|k| t[k] & instr.source_type(k).code_bits()).collect();
+                let ops = &ops[..];
                 let r = instr.eval_on(target, ops).unwrap_or_else(|err| panic!("{instr} {ops:x?}: {err}"));
                 for op in ops {
                     write!(text, "{op:x} ").unwrap();

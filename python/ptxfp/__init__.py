@@ -242,8 +242,10 @@ def eval(spelling: str, *operands: Any, arch: str = DEFAULT_ARCH, out: Optional[
 
 def ops() -> list:
     """The catalog: one record per legal (spelling, operand count) pair, as ``ptxfp ops``
-    lists them: spelling, operands, min_sm, evidence, source_type, result_type."""
-    keys = ("spelling", "operands", "min_sm", "evidence", "source_type", "result_type")
+    lists them: spelling, operands, min_sm, evidence, source_type, result_type, lowest_target
+    (the lowest architecture that has it, as ``arch`` takes it: ``sm_50``, ``sm_100f``,
+    ``sm_100a``) and targets (every one that has it: ``sm_53+``, ``sm_100f,sm_110f,sm_120f``)."""
+    keys = ("spelling", "operands", "min_sm", "evidence", "source_type", "result_type", "lowest_target", "targets")
     return [dict(zip(keys, entry)) for entry in _ptxfp.catalog_entries()]
 
 

@@ -72,7 +72,17 @@ impl NativeInstr {
     /// Width of a source word in bits.
     #[getter]
     fn source_bits(&self) -> u32 {
-        self.prepared.instr().source_type(0).bits()
+        self.prepared.instr().source_bits()
+    }
+
+    /// Per source operand, the bits its words may set: all of the operand's type's width (a
+    /// scale or rbits operand may be narrower than `source_bits`) but the padding bits 7:6
+    /// of the FP6 bytes. `eval_bits` refuses a word outside them; the array paths read only
+    /// these bits.
+    #[getter]
+    fn operand_bits(&self) -> Vec<u64> {
+        let i = self.prepared.instr();
+        (0..i.operand_counts().last().copied().unwrap_or(0)).map(|k| i.source_type(k).code_bits()).collect()
     }
 
     /// Width of a result word in bits.
@@ -84,7 +94,15 @@ impl NativeInstr {
     /// The NumPy dtypes a source array may have (as `ptxfp run` reads `.npy` files).
     #[getter]
     fn source_dtypes(&self) -> Vec<&'static str> {
-        dtype_names(Dtype::accepted(self.prepared.instr().source_type(0)))
+        let i = self.prepared.instr();
+        let first = i.source_type(0);
+        if first.bits() == i.source_bits() {
+            dtype_names(Dtype::accepted(first))
+        } else {
+            // A scale operand wider than the source (`cvt…scaled::n2::ue8m0.bf16x2.e2m1x2`):
+            // every operand as words of the widest, the narrower zero-extended.
+            vec![Dtype::unsigned(i.source_bits()).name()]
+        }
     }
 
     /// The NumPy dtype of the result (as `ptxfp run` writes it).
@@ -133,7 +151,7 @@ impl NativeInstr {
         let srcs: Vec<&[u8]> = sources.iter().map(|s| s.as_slice()).collect::<Result<_, _>>().map_err(value_error)?;
         let out = out.as_slice_mut().map_err(value_error)?;
         let instr = self.prepared.instr();
-        let (src_bits, dst_bits) = (instr.source_type(0).bits(), instr.result_bits());
+        let (src_bits, dst_bits) = (instr.source_bits(), instr.result_bits());
         let job = Words { prepared: &self.prepared, sources: &srcs, out };
         py.detach(|| with_words(src_bits, dst_bits, job).expect("every instruction has word widths"))
     }
@@ -186,15 +204,20 @@ impl WordsFn for Words<'_> {
     }
 }
 
-/// Every legal (spelling, operand count) pair: spelling, operands, lowest sm, evidence,
-/// source type, result type.
+/// A catalog entry: spelling, operands, lowest sm, evidence, source type, result type, lowest
+/// target (`sm_100f`), targets (as `ptxfp ops` lists them).
+type CatalogRow = (String, usize, u32, &'static str, &'static str, &'static str, String, String);
+
+/// Every legal (spelling, operand count) pair.
 #[pyfunction]
-fn catalog_entries() -> Vec<(String, usize, u32, &'static str, &'static str, &'static str)> {
+fn catalog_entries() -> Vec<CatalogRow> {
     catalog::entries()
         .iter()
         .map(|e| {
             let i = e.instr;
-            (i.to_string(), e.sources, e.min_sm, i.evidence().name(), i.source_type(0).name(), i.ty().name())
+            let (lowest, targets) = (e.lowest_target().to_string(), format!("{:#}", e.targets.requirement()));
+            let sm = e.targets.lowest_sm();
+            (i.to_string(), e.sources, sm, i.evidence().name(), i.source_type(0).name(), i.ty().name(), lowest, targets)
         })
         .collect()
 }

@@ -48,7 +48,17 @@ def int_edges(bits):
     return sorted(set(v & top for v in values))
 
 
+#: The narrow pairs (packed words of two 8-bit codes, e2m1x2 of two nibbles).
+NARROW = {"e4m3x2", "e5m2x2", "e2m3x2", "e3m2x2", "ue8m0x2", "ue5m3x2", "s2f6x2", "e2m1x2"}
+
+
 def edges(source_type):
+    if source_type == "e2m1x2":
+        return list(range(0, 256, 3))
+    if source_type in NARROW:
+        # Codes across the low element against a few in the high one (every code of every
+        # narrow format goes through the scalar definition in tests/nvidia_host_code.rs).
+        return [a | b << 8 for a in range(0, 256, 7) for b in (0x00, 0x7F, 0x80, 0xFF)]
     if source_type.endswith("x2"):
         scalar = source_type[:-2]
         lanes = edges(scalar)
@@ -99,8 +109,13 @@ def pairs():
     has it (sm_90 where it does; RRO only exists up to sm_62, f32x2 from sm_100)."""
     seen = []
     for entry in ptxfp.ops():
-        sm = 52 if entry["spelling"].startswith("RRO") else max(entry["min_sm"], 90)
-        seen.append((entry["spelling"], entry["operands"], f"sm_{sm}"))
+        if entry["spelling"].startswith("RRO"):
+            arch = "sm_52"
+        elif entry["targets"].endswith("+") and entry["min_sm"] <= 90:
+            arch = "sm_90"
+        else:
+            arch = entry["lowest_target"]
+        seen.append((entry["spelling"], entry["operands"], arch))
     return seen
 
 
@@ -120,9 +135,14 @@ def test_every_spelling_matches_its_scalar_definition_through_every_dtype_path(b
     mismatches = []
     for spelling, count, arch in PAIRS[block::8]:
         instr = ptxfp.Instr(spelling, arch=arch)
-        word_in = np.dtype(WORDS[source_bits(instr.source_type)])
+        # The widest operand's words (a scale operand may be wider than an e2m1x2 source).
+        word_in = np.dtype(WORDS[instr._native.source_bits])
+        assert source_bits(instr.source_type) <= word_in.itemsize * 8, spelling
         word_out = np.dtype(WORDS[instr.result_dtype.itemsize * 8])
-        srcs = operand_words(instr.source_type, word_in.itemsize * 8, count)
+        # Each operand within the bits of its type (a narrower scale or rbits operand, FP6
+        # bytes without their padding bits).
+        srcs = [s & np.array(mask, dtype=s.dtype) for s, mask in
+                zip(operand_words(instr.source_type, word_in.itemsize * 8, count), instr._native.operand_bits)]
         want = scalar(instr, srcs).astype(word_out)
 
         # Raw words in, natural dtype out.
@@ -156,8 +176,12 @@ def test_every_spelling_matches_its_scalar_definition_through_every_dtype_path(b
 
 def source_bits(source_type):
     """Width of an operand word of a PTX type."""
-    floats = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "f16x2": 32, "bf16x2": 32, "f32x2": 64}
-    return floats.get(source_type) or int(source_type[1:])
+    floats = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "f16x2": 32, "bf16x2": 32, "f32x2": 64, "e2m1x2": 8}
+    if source_type in floats:
+        return floats[source_type]
+    if source_type.endswith("x2"):  # the 8-bit narrow formats, two to a word
+        return 16
+    return int(source_type[1:])
 
 
 def check(mismatches, spelling, path, got, want):

@@ -66,7 +66,7 @@ pub fn compare_entry(dir: &Path, target: Target, entry: &Entry, keep: bool) -> R
     if !path.exists() {
         return Ok(outcome(None));
     }
-    if entry.result_bits != instr.result_bits() || entry.source_bits != instr.source_type(0).bits() {
+    if entry.result_bits != instr.result_bits() || entry.source_bits != instr.source_bits() {
         return Err(manifest_error(ManifestError::WordWidths { entry: entry.instr.clone() }));
     }
     let gpu = Reader::open(&path, entry.result_bits)?;

@@ -126,6 +126,10 @@ pub enum Error {
     /// The target lacks a spelling named.
     #[error(transparent)]
     Target(#[from] TargetError),
+    /// A low-precision conversion named: the kit does not write their kernels yet (their
+    /// narrow, mixed-width and five-operand forms).
+    #[error("{instr}: the capture kit does not write the low-precision conversions yet")]
+    LowPrecision { instr: Instr },
     #[error("nothing to capture: name the spellings, or ask for all")]
     Nothing,
     /// The range or sample count asked for is not a domain.
@@ -211,7 +215,7 @@ fn exhaustive_in_all(instr: &Instr) -> bool {
     matches!(instr.mode(), Mode::Approx | Mode::Full)
         && instr.ty().lanes() == 1
         && instr.operand_counts()[0] == 1
-        && instr.source_type(0).bits() <= 32
+        && instr.source_bits() <= 32
 }
 
 /// Write the kit `request` describes into `dir` (created if needed) and return its manifest.
@@ -220,7 +224,7 @@ pub fn write_kit(request: &Request, dir: &Path) -> Result<Manifest, Error> {
     if request.all {
         for entry in catalog::entries() {
             let instr = entry.instr;
-            if !is_ptx(&instr) || entry.min_sm > request.target.sm() {
+            if !is_ptx(&instr) || instr.is_low_precision() || !entry.targets.contains(request.target) {
                 continue;
             }
             let random = if exhaustive_in_all(&instr) { None } else { Some(request.random.unwrap_or(DEFAULT_SAMPLES)) };
@@ -231,6 +235,9 @@ pub fn write_kit(request: &Request, dir: &Path) -> Result<Manifest, Error> {
     for &instr in &request.instrs {
         if !is_ptx(&instr) {
             return Err(Error::Sass { instr });
+        }
+        if instr.is_low_precision() {
+            return Err(Error::LowPrecision { instr });
         }
         request.target.check(&instr)?;
         let sources = instr.operand_counts()[0];
@@ -299,6 +306,7 @@ impl Plan {
         let (set, what) = match (ty.element(), range) {
             (Element::Float(fmt), Some(r)) => (PatternSet::range(fmt, r)?, format!("range {r}")),
             (Element::Float(fmt), None) => (PatternSet::all(fmt), format!("all {} values", fmt.name())),
+            (Element::Narrow(_), _) => return Err(Error::LowPrecision { instr }),
             (Element::Int(_), Some(_)) => {
                 return Err(Error::RangeOfIntegers { instr });
             }
@@ -409,7 +417,7 @@ impl Plan {
         count: u64,
         fill: impl Fn(u64, &mut [&mut [u64]]),
     ) -> Result<Inputs, Error> {
-        let bits = self.instr.source_type(0).bits();
+        let bits = self.instr.source_bits();
         let names: Vec<String> = (0..self.sources).map(|j| format!("{stem}.in{j}.npy")).collect();
         let mut writers = names
             .iter()

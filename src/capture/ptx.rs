@@ -67,7 +67,7 @@ pub fn kernel(instr: &Instr, sources: usize, counted: bool, target: Target) -> S
     // A testp predicate is written as 0 or 1 in a word of the source width.
     let dst = if testp { register_bits(instr.result_bits()) } else { register(dst_ty) };
     let (src_mem, dst_mem) = (memory(instr.source_type(0)), if testp { dst } else { memory(dst_ty) });
-    let src_bytes = instr.source_type(0).bits() / 8;
+    let src_bytes = instr.source_bits() / 8;
     let dst_bytes = instr.result_bits() / 8;
     let mut k = String::new();
     let w = &mut k;

@@ -55,7 +55,7 @@ fn run_in_blocks(
         return Err(data_error(other.path(), DataError::InputLengths { len: other.len(), first, first_len }));
     }
     let mut writer = Writer::create(output, result_dtype(instr), len)?;
-    let src_bits = instr.source_type(0).bits();
+    let src_bits = instr.source_bits();
     let dst_bits = instr.result_bits();
     let args = Stream { instr, target, readers: &mut readers[..], writer: &mut writer, len, block, stop };
     crate::batch::with_words(src_bits, dst_bits, args).unwrap_or(Err(Error::NoWords {

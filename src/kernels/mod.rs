@@ -106,7 +106,7 @@ fn call<W: bytemuck::Pod, S: Word, D: Word>(
     srcs: &[&[S]],
     dst: &mut [D],
 ) {
-    let mut words: [&[W]; 3] = [&[]; 3];
+    let mut words: [&[W]; crate::ptx::MAX_SOURCES] = [&[]; crate::ptx::MAX_SOURCES];
     for (w, s) in words.iter_mut().zip(srcs) {
         *w = bytemuck::cast_slice(s);
     }
@@ -127,6 +127,12 @@ pub(crate) fn select_at(instr: &Instr, target: Target, level: SimdLevel) -> Opti
 
 /// The kernel compiled for the level `L`.
 fn select_for<L: Isa>(instr: &Instr, target: Target) -> Option<Kernel> {
+    // The low-precision conversions have no kernel yet: the batch path runs their scalar
+    // definition (ops/cvt_narrow.rs) chunk by chunk. Their f16/bf16 `.satfinite` forms share
+    // the types of the conversions below and must not reach them.
+    if instr.is_low_precision() {
+        return None;
+    }
     // --- exact arithmetic: add, sub, mul, fma, mad on f32/f32x2 (arith_f32.rs), on
     // f16/f16x2/bf16/bf16x2 (half.rs) and, with AVX-512, on f64 (arith_f64.rs) ---
     if let Some(kernel) = arith_f32::select::<L>(instr).or_else(|| half::select::<L>(instr)) {

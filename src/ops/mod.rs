@@ -5,6 +5,7 @@
 pub mod add;
 pub mod cvt;
 pub mod cvt_int;
+pub mod cvt_narrow;
 pub mod div;
 pub mod fma;
 pub mod minmax;

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::instr::{Instr, Mode, Modifiers, MufuFn, Opcode, RroMode, Type};
+use super::target::{Requirement, Target, Targets};
 use crate::ops::cvt_int::IntType;
 use crate::ops::testp::Property;
 use crate::round::Rounding;
@@ -16,8 +17,18 @@ use crate::round::Rounding;
 pub struct CatalogEntry {
     pub instr: Instr,
     pub sources: usize,
-    /// Lowest `sm_XX` (as XX) that has the instruction.
+    /// Lowest `sm_XX` (as XX) that has the instruction, in some variant ([`CatalogEntry::targets`]).
     pub min_sm: u32,
+    /// Every target that has the instruction with this many sources.
+    pub targets: Targets,
+}
+
+impl CatalogEntry {
+    /// The lowest target that has the instruction with this many sources: the plain `sm_XX` of
+    /// [`CatalogEntry::min_sm`] where it has it, else its `a` (or `f`) variant.
+    pub fn lowest_target(&self) -> Target {
+        self.targets.lowest().expect("a catalog entry has a target")
+    }
 }
 
 /// Every legal (spelling, operand count) pair, in family order.
@@ -57,15 +68,39 @@ const OPTIONAL_ROUNDING: [Mode; 5] = [
 ];
 const OPTIONAL_RN: [Mode; 2] = [Mode::Default, Mode::Round(Rounding::Rn)];
 const RN: Mode = Mode::Round(Rounding::Rn);
+const RZ: Mode = Mode::Round(Rounding::Rz);
+const RP: Mode = Mode::Round(Rounding::Rp);
 const BOTH: [bool; 2] = [false, true];
 const NO: [bool; 1] = [false];
 
 struct Builder(Vec<CatalogEntry>);
 
 impl Builder {
+    /// A spelling on `sm_XX` and newer.
+    /// `min_sm` is kept as PTX states it (`sm_10` for the oldest forms), below the lowest
+    /// known target.
     fn push(&mut self, opcode: Opcode, mode: Mode, mods: Modifiers, ty: Type, sources: usize, min_sm: u32) {
-        let instr = Instr::candidate(opcode, mode, mods, ty).resolved([(sources, min_sm)]);
-        self.0.push(CatalogEntry { instr, sources, min_sm });
+        self.add(opcode, mode, mods, ty, sources, min_sm, Requirement::From(min_sm).targets());
+    }
+
+    /// A spelling on the given targets.
+    fn push_on(&mut self, opcode: Opcode, mode: Mode, mods: Modifiers, ty: Type, sources: usize, targets: Targets) {
+        self.add(opcode, mode, mods, ty, sources, targets.lowest_sm(), targets);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &mut self,
+        opcode: Opcode,
+        mode: Mode,
+        mods: Modifiers,
+        ty: Type,
+        sources: usize,
+        min_sm: u32,
+        targets: Targets,
+    ) {
+        let instr = Instr::candidate(opcode, mode, mods, ty).resolved([(sources, targets)]);
+        self.0.push(CatalogEntry { instr, sources, min_sm, targets });
     }
 
     /// `opcode{mode}{.ftz}{.sat}.ty` over the given choices.
@@ -202,12 +237,14 @@ fn build() -> Vec<CatalogEntry> {
         b.push(Opcode::Mufu(func), Mode::Default, Modifiers::default(), F16, 1, 75);
         b.push(Opcode::Mufu(func), Mode::Default, Modifiers::default(), BF16, 1, 90);
     }
+    let rro = Requirement::Between(50, 62).targets();
     for mode in RroMode::ALL {
-        b.push(Opcode::Rro(mode), Mode::Default, Modifiers::default(), F32, 1, 50);
+        b.push_on(Opcode::Rro(mode), Mode::Default, Modifiers::default(), F32, 1, rro);
     }
 
     push_conversions(&mut b);
     push_integer_conversions(&mut b);
+    push_low_precision(&mut b);
     whole_spellings(b.0)
 }
 
@@ -216,9 +253,9 @@ fn build() -> Vec<CatalogEntry> {
 /// one and passes the same target checks.
 fn whole_spellings(mut entries: Vec<CatalogEntry>) -> Vec<CatalogEntry> {
     let key = |i: &Instr| (i.opcode, i.mode, i.mods, i.ty);
-    let mut counts: HashMap<_, Vec<(usize, u32)>> = HashMap::new();
+    let mut counts: HashMap<_, Vec<(usize, Targets)>> = HashMap::new();
     for e in &entries {
-        counts.entry(key(&e.instr)).or_default().push((e.sources, e.min_sm));
+        counts.entry(key(&e.instr)).or_default().push((e.sources, e.targets));
     }
     for e in &mut entries {
         let i = e.instr;
@@ -321,4 +358,135 @@ fn push_integer_conversions(b: &mut Builder) {
             b.grid(Opcode::Cvt { from: int }, &ROUNDED, ftz, sat, &[float], 1, sm);
         }
     }
+}
+
+/// The low-precision conversions (PTX ISA §9.7.9.21; docs/semantics.md §8.4–§8.5):
+/// exactly the spellings NVIDIA's ptxas 13.5 accepts on some target, on exactly the targets it
+/// accepts them on (data/ptxas/cvt_lowprec.tsv, checked by tests/catalog_lowprec.rs), but for
+/// the PTX 9.4 `.pzo` and `.scaled::n1::ue8m0` forms, whose rules no source states (the parser
+/// names them and says so).
+fn push_low_precision(b: &mut Builder) {
+    use Type::*;
+    let from = |sm| Requirement::From(sm).targets();
+    let family = |list: &[u32]| Requirement::Family(list.to_vec()).targets();
+    let arch = |list: &[u32]| Requirement::Arch(list.to_vec()).targets();
+    // The family-specific forms of sm_100 (PTX 8.6–9.2), those of PTX 9.4 (sm_107), the
+    // stochastic roundings (sm_100a, sm_103a, sm_107a) and the s2f6 forms (`a` targets only).
+    let blackwell = family(&[100, 110, 120]);
+    let ptx94 = family(&[107]);
+    let stochastic = arch(&[100, 103, 107]);
+    let s2f6 = arch(&[100, 103, 107, 110, 120, 121]);
+    let m = |relu, satfinite, scaled| Modifiers { relu, satfinite, scaled, ..Modifiers::default() };
+    // The operands of a destination from f32: two for a pair, one otherwise.
+    let from_f32 = |to: Type| if to.lanes() == 2 { 2 } else { 1 };
+    let cvt = |from| Opcode::Cvt { from };
+
+    // f16, bf16 and their pairs from f32, `.satfinite` (PTX 8.1), and `.rs` pairs (8.7).
+    for to in [F16, BF16, F16x2, BF16x2] {
+        for mode in [RN, RZ] {
+            for relu in BOTH {
+                let sm = if to == F16 && !relu { 70 } else { 80 };
+                b.push_on(cvt(F32), mode, m(relu, true, false), to, from_f32(to), from(sm));
+            }
+        }
+    }
+    for to in [F16x2, BF16x2] {
+        for relu in BOTH {
+            for satfinite in BOTH {
+                b.push_on(cvt(F32), Mode::Stochastic, m(relu, satfinite, false), to, 3, stochastic);
+            }
+        }
+    }
+    // tf32 from f32: `.rna` (sm_80), `.rn`/`.rz` (sm_90, `.satfinite` sm_100).
+    for satfinite in BOTH {
+        b.push_on(cvt(F32), Mode::TiesAway, m(false, satfinite, false), Tf32, 1, from(80));
+        for mode in [RN, RZ] {
+            for relu in BOTH {
+                let targets = from(if satfinite { 100 } else { 90 });
+                b.push_on(cvt(F32), mode, m(relu, satfinite, false), Tf32, 1, targets);
+            }
+        }
+    }
+    // FP8, FP6 and FP4 pairs from two f32, from f16x2 and from bf16x2: `.rn.satfinite`, and
+    // `.rz.satfinite` from PTX 9.4.
+    for to in [E4m3x2, E5m2x2, E2m3x2, E3m2x2, E2m1x2] {
+        let fp8 = matches!(to, E4m3x2 | E5m2x2);
+        for src in [F32, F16x2, BF16x2] {
+            let sources = if src == F32 { 2 } else { 1 };
+            let rn = match (fp8, src) {
+                (true, F32 | F16x2) => from(89),
+                _ => blackwell,
+            };
+            for relu in BOTH {
+                b.push_on(cvt(src), RN, m(relu, true, false), to, sources, rn);
+                b.push_on(cvt(src), RZ, m(relu, true, false), to, sources, ptx94);
+            }
+        }
+    }
+    // ue8m0 pairs from two f32 and from bf16x2: `.rz`/`.rp`, `.satfinite` optional.
+    for src in [F32, BF16x2] {
+        for mode in [RZ, RP] {
+            for satfinite in BOTH {
+                b.push_on(
+                    cvt(src),
+                    mode,
+                    m(false, satfinite, false),
+                    Ue8m0x2,
+                    if src == F32 { 2 } else { 1 },
+                    blackwell,
+                );
+            }
+        }
+    }
+    // ue5m3 pairs (PTX 9.4): `.rn`/`.rz`/`.rp`, `.satfinite` optional.
+    for src in [F32, F16x2, BF16x2] {
+        for mode in [RN, RZ, RP] {
+            for satfinite in BOTH {
+                b.push_on(cvt(src), mode, m(false, satfinite, false), Ue5m3x2, if src == F32 { 2 } else { 1 }, ptx94);
+            }
+        }
+    }
+    // s2f6 pairs from two f32 and from bf16x2, optionally scaled (the scales a last operand):
+    // `.rn.satfinite`, and `.rz.satfinite` on sm_107a.
+    for src in [F32, BF16x2] {
+        for relu in BOTH {
+            for scaled in BOTH {
+                let sources = if src == F32 { 2 } else { 1 } + usize::from(scaled);
+                b.push_on(cvt(src), RN, m(relu, true, scaled), S2f6x2, sources, s2f6);
+                b.push_on(cvt(src), RZ, m(relu, true, scaled), S2f6x2, sources, arch(&[107]));
+            }
+        }
+    }
+    // Four elements from four f32, stochastically rounded: `d, {a, b, e, f}, rbits`.
+    for to in [E4m3x4, E5m2x4, E2m3x4, E3m2x4, E2m1x4] {
+        for relu in BOTH {
+            b.push_on(cvt(F32), Mode::Stochastic, m(relu, true, false), to, 5, stochastic);
+        }
+    }
+    // Up to f16x2: from FP8 (sm_89), FP6 and FP4 (sm_100 family), ue5m3 (PTX 9.4, no `.relu`).
+    for src in [E4m3x2, E5m2x2, E2m3x2, E3m2x2, E2m1x2] {
+        let targets = if matches!(src, E4m3x2 | E5m2x2) { from(89) } else { blackwell };
+        for relu in BOTH {
+            b.push_on(cvt(src), RN, m(relu, false, false), F16x2, 1, targets);
+        }
+    }
+    b.push_on(cvt(Ue5m3x2), RN, Modifiers::default(), F16x2, 1, ptx94);
+    // Up to bf16x2 (PTX 9.2), `.relu`, `.satfinite` and `.scaled::n2::ue8m0` optional; from
+    // ue8m0 plain; from ue5m3 without `.relu`; from s2f6 on the `a` targets.
+    for src in [E4m3x2, E5m2x2, E2m3x2, E3m2x2, E2m1x2, S2f6x2, Ue5m3x2] {
+        let targets = match src {
+            S2f6x2 => s2f6,
+            Ue5m3x2 => ptx94,
+            _ => blackwell,
+        };
+        let relus: &[bool] = if src == Ue5m3x2 { &NO } else { &BOTH };
+        for &relu in relus {
+            for satfinite in BOTH {
+                for scaled in BOTH {
+                    b.push_on(cvt(src), RN, m(relu, satfinite, scaled), BF16x2, 1 + usize::from(scaled), targets);
+                }
+            }
+        }
+    }
+    b.push_on(cvt(Ue8m0x2), RN, Modifiers::default(), BF16x2, 1, blackwell);
 }

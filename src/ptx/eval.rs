@@ -7,7 +7,7 @@ use super::target::{Target, TargetError};
 use crate::format::Format;
 use crate::mufu;
 use crate::ops::minmax::{minmax, Extreme, MinMaxModifiers};
-use crate::ops::{add, cvt, cvt_int, div, fma, mul, sign, sqrt, testp};
+use crate::ops::{add, cvt, cvt_int, cvt_narrow, div, fma, mul, sign, sqrt, testp};
 use crate::round::{relu, saturate, Dir, Rm, Rn, Rounding, Rp, Rz};
 
 /// Why operands could not be evaluated.
@@ -19,6 +19,12 @@ pub enum EvalError {
     /// An operand has bits set above the width of its type.
     #[error("operand {} of {instr} is {value:#x}, wider than its type .{} ({} bits)", .index + 1, .ty.name(), .ty.bits())]
     OperandTooWide { instr: String, index: usize, value: u64, ty: Type },
+    /// An FP6 operand sets the padding bits 7:6 of a byte, which PTX requires to be 0.
+    #[error(
+        "operand {} of {instr} is {value:#x}, which sets bits 7:6 of an .{} byte; PTX requires them to be 0 (the code is in bits 5:0: {:#x})",
+        .index + 1, .ty.name(), .value & .ty.code_bits()
+    )]
+    OperandPadding { instr: String, index: usize, value: u64, ty: Type },
     /// The target architecture does not have the instruction.
     #[error(transparent)]
     Target(#[from] TargetError),
@@ -65,12 +71,18 @@ pub(crate) enum Route {
     F32TanhApprox,
     /// The other `.approx` and `.full` `.f32` instructions, lowered as ptxas lowers them.
     F32Approx,
+    /// The low-precision conversions ([`Instr::is_low_precision`]), which place their elements
+    /// themselves ([`cvt_narrow::eval`]).
+    LowPrecision,
 }
 
 impl Route {
     /// The route of a built instruction; the general dispatch takes exactly the same path for
     /// each of the others.
     pub(crate) fn of(i: &Instr) -> Route {
+        if i.is_low_precision() {
+            return Route::LowPrecision;
+        }
         if i.ty != Type::F32 {
             return Route::General;
         }
@@ -143,12 +155,9 @@ impl Instr {
     #[inline(always)]
     pub fn eval_on(&self, target: Target, operands: &[u64]) -> Result<u64, EvalError> {
         // Everything the checks below establish, in one test that reads only fields of the
-        // instruction: the target has it with this many operands (the count's lowest sm is
-        // 0 for a count it does not take, which no target is below), and no operand is wider
-        // than its type.
-        let lowest = self.min_sm_by_count.get(operands.len()).map_or(0, |&sm| u32::from(sm));
-        let sm = target.sm();
-        if (lowest != 0) & (sm >= lowest) & (sm <= u32::from(self.max_sm)) & (self.source_bits(operands) == 0) {
+        // instruction: the target has it with this many operands (the set for a count it does
+        // not take is empty), and no operand is wider than its type.
+        if self.targets_with(operands.len()).contains(target) & (self.bits_above_types(operands) == 0) {
             return Ok(self.eval_unchecked(target, operands));
         }
         Err(self.refusal(target, operands))
@@ -170,24 +179,23 @@ impl Instr {
     /// The operand count and widths. Allocates nothing unless it fails.
     #[inline]
     pub fn check_operands(&self, operands: &[u64]) -> Result<(), EvalError> {
-        if (self.source_bits(operands) != 0) | !self.takes(operands.len()) {
+        if (self.bits_above_types(operands) != 0) | !self.takes(operands.len()) {
             return Err(self.operand_error(operands));
         }
         Ok(())
     }
 
-    /// The bits of `operands` above the width of their type: every source operand has the
-    /// same type (only cvt's differs from the destination's), whose width the instruction
-    /// carries.
+    /// The bits of `operands` that their types do not have: above their widths, or FP6
+    /// padding (kept per operand by the instruction, [`Type::code_bits`]).
     #[inline(always)]
-    fn source_bits(&self, operands: &[u64]) -> u64 {
-        let all = match *operands {
-            [a] => a,
-            [a, b] => a | b,
-            [a, b, c] => a | b | c,
-            _ => operands.iter().fold(0, |all, &value| all | value),
-        };
-        all & self.above_source
+    fn bits_above_types(&self, operands: &[u64]) -> u64 {
+        let m = &self.above_source;
+        match *operands {
+            [a] => a & m[0],
+            [a, b] => (a & m[0]) | (b & m[1]),
+            [a, b, c] => (a & m[0]) | (b & m[1]) | (c & m[2]),
+            _ => operands.iter().zip(m).fold(0, |all, (&value, &mask)| all | (value & mask)),
+        }
     }
 
     /// The error of a failed [`Instr::check_operands`]: the count first, then the first operand
@@ -206,6 +214,9 @@ impl Instr {
             let ty = self.source_type(index);
             if ty.bits() < 64 && value >> ty.bits() != 0 {
                 return EvalError::OperandTooWide { instr: self.to_string(), index, value, ty };
+            }
+            if value & !ty.code_bits() != 0 {
+                return EvalError::OperandPadding { instr: self.to_string(), index, value, ty };
             }
         }
         unreachable!("operand_error on operands that pass check_operands")
@@ -241,6 +252,7 @@ impl Instr {
                 let (a, b) = (x[0] as u32, x.get(1).map_or(0, |&b| b as u32));
                 f32_approx(self.opcode, self.mode == Mode::Full, ftz, a, b, target) as u64
             }
+            Route::LowPrecision => cvt_narrow::eval(&self.conversion(), x),
             Route::General if self.ty.lanes() == 1 => self.scalar(target, x),
             Route::General => self.packed(target, x),
         }
@@ -317,6 +329,7 @@ impl Instr {
                 }
                 (Element::Float(_), Element::Float(_)) if from == self.ty => cvt::same_format(fmt, x[0], ftz),
                 (Element::Float(src), Element::Float(_)) => cvt::cvt(src, fmt, x[0], rnd, ftz),
+                (Element::Narrow(_), _) | (_, Element::Narrow(_)) => return cvt_narrow::eval(&self.conversion(), x),
             },
             Opcode::Rsqrt
             | Opcode::Sin
@@ -333,6 +346,18 @@ impl Instr {
         } else {
             raw
         }
+    }
+
+    /// The low-precision conversion this instruction is ([`Instr::is_low_precision`]).
+    pub(crate) fn conversion(&self) -> cvt_narrow::Conversion {
+        let Opcode::Cvt { from } = self.opcode else { unreachable!("{self} is not a conversion") };
+        let round = match self.mode {
+            Mode::TiesAway => cvt_narrow::Round::TiesAway,
+            Mode::Stochastic => cvt_narrow::Round::Stochastic,
+            _ => cvt_narrow::Round::Dir(self.rounding()),
+        };
+        let m = self.mods;
+        cvt_narrow::Conversion { from, to: self.ty, round, relu: m.relu, satfinite: m.satfinite, scaled: m.scaled }
     }
 
     /// One element of an `.approx` or `.full` instruction, lowered as ptxas lowers it.
@@ -379,9 +404,9 @@ mod tests {
     fn eval_on_admits_exactly_what_the_checks_admit() {
         for e in catalog::entries() {
             let instr = e.instr;
-            let fits = instr.source_type(0).bits();
-            for target in crate::ptx::KNOWN_SM.map(|sm| Target::new(sm).unwrap()) {
-                for n in 0..5usize {
+            let fits = instr.source_bits();
+            for target in crate::ptx::KNOWN_TARGETS {
+                for n in 0..=crate::ptx::MAX_SOURCES + 1 {
                     for wide in [None, Some(n.saturating_sub(1))] {
                         let mut operands = vec![1u64; n];
                         if let (Some(i), true) = (wide, fits < 64 && n > 0) {
@@ -416,7 +441,9 @@ mod tests {
         let mut routed = 0;
         for e in catalog::entries() {
             let instr = e.instr;
-            if instr.route == Route::General {
+            // A low-precision conversion's route is its definition, which the general
+            // dispatch calls too.
+            if matches!(instr.route, Route::General | Route::LowPrecision) {
                 continue;
             }
             routed += 1;

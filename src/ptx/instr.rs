@@ -7,13 +7,16 @@
 use std::fmt;
 
 use super::eval::Route;
+use super::target::Targets;
 use crate::format::Format;
+use crate::narrow::Narrow;
 use crate::ops::cvt_int::IntType;
 use crate::ops::testp::Property;
 use crate::round::Rounding;
 
-/// An operand type: a scalar format, a packed pair, or (on one side of a `cvt`) an integer
-/// type.
+/// An operand type: a scalar format, a packed pair, a narrow format packed two or four to a
+/// word (only on one side of a `cvt`), or (on one side of a `cvt`, and for the random bits of
+/// `cvt.rs`) an integer type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Type {
     F16,
@@ -23,20 +26,59 @@ pub enum Type {
     F32,
     F32x2,
     F64,
-    /// `.u8` … `.s64`: only as the destination or source of a `cvt`.
+    /// `.tf32`: a 32-bit word holding a tf32 value in its top 19 bits.
+    Tf32,
+    /// Two e4m3, e5m2, e2m3, e3m2, ue8m0, ue5m3 or s2f6 codes, one per byte (the FP6 codes in
+    /// the low 6 bits of theirs), element 0 in the low byte.
+    E4m3x2,
+    E5m2x2,
+    E2m3x2,
+    E3m2x2,
+    Ue8m0x2,
+    Ue5m3x2,
+    S2f6x2,
+    /// Two e2m1 codes in a byte, element 0 in the low nibble.
+    E2m1x2,
+    /// Four codes to a word, one per byte (per nibble for e2m1x4), element 0 lowest.
+    E4m3x4,
+    E5m2x4,
+    E2m3x4,
+    E3m2x4,
+    E2m1x4,
+    /// `.u8` … `.s64`: only as the destination or source of a `cvt`, and as `cvt.rs`'s
+    /// random bits (`.u32`).
     Int(IntType),
 }
 
-/// One element of an operand: a floating-point value or an integer.
+/// One element of an operand: a floating-point value, a narrow-format code or an integer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Element {
     Float(Format),
+    Narrow(Narrow),
     Int(IntType),
 }
 
 impl Type {
-    /// The floating-point types.
+    /// The floating-point types of the arithmetic.
     pub const FLOATS: [Type; 7] = [Type::F16, Type::F16x2, Type::BF16, Type::BF16x2, Type::F32, Type::F32x2, Type::F64];
+
+    /// The narrow-format types of the conversions.
+    pub const NARROW: [Type; 14] = [
+        Type::Tf32,
+        Type::E4m3x2,
+        Type::E5m2x2,
+        Type::E2m3x2,
+        Type::E3m2x2,
+        Type::Ue8m0x2,
+        Type::Ue5m3x2,
+        Type::S2f6x2,
+        Type::E2m1x2,
+        Type::E4m3x4,
+        Type::E5m2x4,
+        Type::E2m3x4,
+        Type::E3m2x4,
+        Type::E2m1x4,
+    ];
 
     /// What one element is.
     pub const fn element(self) -> Element {
@@ -45,15 +87,32 @@ impl Type {
             Type::BF16 | Type::BF16x2 => Element::Float(Format::BF16),
             Type::F32 | Type::F32x2 => Element::Float(Format::F32),
             Type::F64 => Element::Float(Format::F64),
+            Type::Tf32 => Element::Narrow(Narrow::Tf32),
+            Type::E4m3x2 | Type::E4m3x4 => Element::Narrow(Narrow::E4m3),
+            Type::E5m2x2 | Type::E5m2x4 => Element::Narrow(Narrow::E5m2),
+            Type::E2m3x2 | Type::E2m3x4 => Element::Narrow(Narrow::E2m3),
+            Type::E3m2x2 | Type::E3m2x4 => Element::Narrow(Narrow::E3m2),
+            Type::E2m1x2 | Type::E2m1x4 => Element::Narrow(Narrow::E2m1),
+            Type::Ue8m0x2 => Element::Narrow(Narrow::Ue8m0),
+            Type::Ue5m3x2 => Element::Narrow(Narrow::Ue5m3),
+            Type::S2f6x2 => Element::Narrow(Narrow::S2f6),
             Type::Int(t) => Element::Int(t),
         }
     }
 
-    /// The format of one element, or `None` for an integer type.
+    /// The format of one element, or `None` for an integer or narrow type.
     pub const fn float(self) -> Option<Format> {
         match self.element() {
             Element::Float(fmt) => Some(fmt),
-            Element::Int(_) => None,
+            Element::Narrow(_) | Element::Int(_) => None,
+        }
+    }
+
+    /// The narrow format of one element, or `None`.
+    pub const fn narrow(self) -> Option<Narrow> {
+        match self.element() {
+            Element::Narrow(n) => Some(n),
+            _ => None,
         }
     }
 
@@ -65,26 +124,52 @@ impl Type {
         }
     }
 
-    /// Elements per operand word: 2 for the packed forms (element 0 in the low half, PTX
-    /// semantics `a[0:15]`), else 1.
+    /// Elements per operand word: 2 for the packed pairs, 4 for the x4 types (element 0 in the
+    /// low bits, PTX semantics `a[0:15]`), else 1.
     pub const fn lanes(self) -> u32 {
         match self {
-            Type::F16x2 | Type::BF16x2 | Type::F32x2 => 2,
+            Type::F16x2
+            | Type::BF16x2
+            | Type::F32x2
+            | Type::E4m3x2
+            | Type::E5m2x2
+            | Type::E2m3x2
+            | Type::E3m2x2
+            | Type::Ue8m0x2
+            | Type::Ue5m3x2
+            | Type::S2f6x2
+            | Type::E2m1x2 => 2,
+            Type::E4m3x4 | Type::E5m2x4 | Type::E2m3x4 | Type::E3m2x4 | Type::E2m1x4 => 4,
             _ => 1,
         }
     }
 
-    /// Width of one element in bits.
+    /// Width of one element's place in the word in bits: a narrow code takes a byte (its 6 or
+    /// 8 bits), e2m1 a nibble, tf32 the whole word.
     pub const fn element_bits(self) -> u32 {
         match self.element() {
             Element::Float(fmt) => fmt.bits(),
             Element::Int(t) => t.bits(),
+            Element::Narrow(Narrow::Tf32) => 32,
+            Element::Narrow(Narrow::E2m1) => 4,
+            Element::Narrow(_) => 8,
         }
     }
 
     /// Width of an operand word in bits: 8, 16, 32 or 64.
     pub const fn bits(self) -> u32 {
         self.element_bits() * self.lanes()
+    }
+
+    /// The bits an operand word of the type may set: all of its width but the padding of the
+    /// FP6 formats, whose bytes hold the code in bits 5:0 with bits 7:6 "must be 0"
+    /// (PTX ISA section 5.2.4, docs/semantics.md §8.4; a set padding bit makes the result undefined, so ptxfp refuses it).
+    pub const fn code_bits(self) -> u64 {
+        let width = if self.bits() == 64 { u64::MAX } else { (1 << self.bits()) - 1 };
+        match self.narrow() {
+            Some(Narrow::E2m3 | Narrow::E3m2) => width & 0x3F3F_3F3F,
+            _ => width,
+        }
     }
 
     /// PTX spelling without the dot.
@@ -97,12 +182,26 @@ impl Type {
             Type::F32 => "f32",
             Type::F32x2 => "f32x2",
             Type::F64 => "f64",
+            Type::Tf32 => "tf32",
+            Type::E4m3x2 => "e4m3x2",
+            Type::E5m2x2 => "e5m2x2",
+            Type::E2m3x2 => "e2m3x2",
+            Type::E3m2x2 => "e3m2x2",
+            Type::Ue8m0x2 => "ue8m0x2",
+            Type::Ue5m3x2 => "ue5m3x2",
+            Type::S2f6x2 => "s2f6x2",
+            Type::E2m1x2 => "e2m1x2",
+            Type::E4m3x4 => "e4m3x4",
+            Type::E5m2x4 => "e5m2x4",
+            Type::E2m3x4 => "e2m3x4",
+            Type::E3m2x4 => "e3m2x4",
+            Type::E2m1x4 => "e2m1x4",
             Type::Int(t) => t.name(),
         }
     }
 
     pub fn from_name(s: &str) -> Option<Type> {
-        let float = Type::FLOATS.into_iter().find(|t| t.name() == s);
+        let float = Type::FLOATS.into_iter().chain(Type::NARROW).find(|t| t.name() == s);
         float.or_else(|| IntType::from_name(s).map(Type::Int))
     }
 }
@@ -253,6 +352,10 @@ pub enum Mode {
     Round(Rounding),
     /// `.rni`/`.rzi`/`.rmi`/`.rpi`: `cvt` rounds to an integral value in this direction.
     Integral(Rounding),
+    /// `.rna`: to nearest, ties away from zero (`cvt` to tf32).
+    TiesAway,
+    /// `.rs`: stochastic rounding with random bits from the last operand (`cvt`, sm_100a).
+    Stochastic,
     /// `.approx`
     Approx,
     /// `.full` (div only)
@@ -266,6 +369,8 @@ impl fmt::Display for Mode {
             Mode::Default => Ok(()),
             Mode::Round(r) => write!(f, ".{}", r.name()),
             Mode::Integral(r) => write!(f, ".{}i", r.name()),
+            Mode::TiesAway => f.write_str(".rna"),
+            Mode::Stochastic => f.write_str(".rs"),
             Mode::Approx => f.write_str(".approx"),
             Mode::Full => f.write_str(".full"),
         }
@@ -278,24 +383,43 @@ pub struct Modifiers {
     pub ftz: bool,
     pub oob: bool,
     pub relu: bool,
+    /// `.satfinite`: finite results only (`cvt`): ±Inf and values beyond the largest finite one
+    /// give it.
+    pub satfinite: bool,
     pub sat: bool,
     pub nan: bool,
     pub xorsign: bool,
     pub abs: bool,
+    /// `.scaled::n2::ue8m0`: a second operand holds a ue8m0 scale per element (`cvt`).
+    pub scaled: bool,
 }
 
+/// The spelling of [`Modifiers::scaled`].
+pub const SCALED: &str = ".scaled::n2::ue8m0";
+
 impl Modifiers {
-    /// The spellings of the flags that are set, in the catalog's order (`.ftz`, `.oob`,
-    /// `.relu`, `.sat`, `.NaN`, `.xorsign`, `.abs`).
-    pub fn spelled(self) -> impl Iterator<Item = &'static str> {
+    /// The spellings of the flags that are set, in the order PTX writes them on an instruction
+    /// of destination type `ty`: `.ftz`, `.oob`, `.relu` and `.satfinite` (`.satfinite` first
+    /// where the destination is neither f16 nor bf16: `cvt.rn.satfinite.relu.e4m3x2.f32`,
+    /// `cvt.rn.relu.satfinite.f16.f32`), `.sat`, `.NaN`, `.xorsign`, `.abs`,
+    /// `.scaled::n2::ue8m0`.
+    pub fn spelled(self, ty: Type) -> impl Iterator<Item = &'static str> {
+        let relu_first = matches!(ty, Type::F16 | Type::F16x2 | Type::BF16 | Type::BF16x2);
+        let (first, second) = if relu_first {
+            ((self.relu, ".relu"), (self.satfinite, ".satfinite"))
+        } else {
+            ((self.satfinite, ".satfinite"), (self.relu, ".relu"))
+        };
         [
             (self.ftz, ".ftz"),
             (self.oob, ".oob"),
-            (self.relu, ".relu"),
+            first,
+            second,
             (self.sat, ".sat"),
             (self.nan, ".NaN"),
             (self.xorsign, ".xorsign"),
             (self.abs, ".abs"),
+            (self.scaled, SCALED),
         ]
         .into_iter()
         .filter_map(|(on, name)| on.then_some(name))
@@ -326,6 +450,10 @@ impl Evidence {
     }
 }
 
+/// The most source operands an instruction takes: `cvt.rs.satfinite.e4m3x4.f32 d, {a, b, e, f},
+/// rbits`.
+pub const MAX_SOURCES: usize = 5;
+
 /// A validated floating-point instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Instr {
@@ -336,18 +464,14 @@ pub struct Instr {
     /// The floating-point format of one element on the instruction's floating-point side
     /// ([`Instr::format`]).
     pub(crate) fmt: Format,
-    /// Per number n < 4 of source operands: the lowest `sm_XX` (as XX) that has the spelling
-    /// with n sources, or 0 when it does not take n (three-input `min`/`max` are sm_100, their
+    /// Per number n ≤ [`MAX_SOURCES`] of source operands: the targets that have the spelling
+    /// with n sources, none when it does not take n (three-input `min`/`max` are sm_100, their
     /// two-input forms older).
-    pub(crate) min_sm_by_count: [u8; 4],
-    /// The lowest of them, so that the target check needs no catalog lookup.
-    pub(crate) min_sm: u8,
-    /// The highest `sm_XX` that has the instruction: [`crate::Target::LAST_RRO_SM`] for RRO,
-    /// else 255.
-    pub(crate) max_sm: u8,
-    /// The bits above the width of a source operand word, which every operand must leave
-    /// clear (every source has the same type).
-    pub(crate) above_source: u64,
+    pub(crate) targets_by_count: [Targets; MAX_SOURCES + 1],
+    /// Their union, so that the target check needs no catalog lookup.
+    pub(crate) targets: Targets,
+    /// Per source operand: the bits above the width of its type, which it must leave clear.
+    pub(crate) above_source: [u64; MAX_SOURCES],
     /// What evaluation runs, resolved from the fields above when the instruction is built.
     pub(crate) route: Route,
 }
@@ -372,25 +496,25 @@ impl Instr {
             mods,
             ty,
             fmt,
-            min_sm_by_count: [0; 4],
-            min_sm: 0,
-            max_sm: 0,
-            above_source: 0,
+            targets_by_count: [Targets::NONE; MAX_SOURCES + 1],
+            targets: Targets::NONE,
+            above_source: [0; MAX_SOURCES],
             route: Route::General,
         }
     }
 
-    /// A legal spelling with its (operand count, lowest architecture) pairs, with everything
-    /// its checks and its evaluation need computed once.
-    pub(crate) fn resolved(self, counts: impl IntoIterator<Item = (usize, u32)>) -> Instr {
-        let mut min_sm_by_count = [0u8; 4];
-        for (n, sm) in counts {
-            min_sm_by_count[n] = u8::try_from(sm).expect("sm_XX numbers fit in a byte");
+    /// A legal spelling with its (operand count, targets) pairs, with everything its checks and
+    /// its evaluation need computed once.
+    pub(crate) fn resolved(self, counts: impl IntoIterator<Item = (usize, Targets)>) -> Instr {
+        let mut targets_by_count = [Targets::NONE; MAX_SOURCES + 1];
+        for (n, targets) in counts {
+            targets_by_count[n] = targets_by_count[n].union(targets);
         }
-        let min_sm = min_sm_by_count.into_iter().filter(|&sm| sm != 0).min().expect("a spelling has an entry");
-        let max_sm = if matches!(self.opcode, Opcode::Rro(_)) { super::Target::LAST_RRO_SM as u8 } else { u8::MAX };
-        let above_source = u64::MAX.checked_shl(self.source_type(0).bits()).unwrap_or(0);
-        let i = Instr { min_sm_by_count, min_sm, max_sm, above_source, ..self };
+        let targets = targets_by_count.iter().fold(Targets::NONE, |all, &t| all.union(t));
+        assert!(!targets.is_empty(), "a spelling has an entry");
+        let i = Instr { targets_by_count, targets, ..self };
+        let above_source = std::array::from_fn(|k| !i.source_type(k).code_bits());
+        let i = Instr { above_source, ..i };
         Instr { route: Route::of(&i), ..i }
     }
 
@@ -411,12 +535,30 @@ impl Instr {
         self.ty
     }
 
-    /// The type of source operand `i`.
-    pub fn source_type(&self, _i: usize) -> Type {
-        match self.opcode {
-            Opcode::Cvt { from } => from,
-            _ => self.ty,
+    /// The type of source operand `i`: the source type of a `cvt` (the instruction's type
+    /// otherwise), except for the last operand of `cvt.rs` (its random bits, `.u32`) and of a
+    /// `.scaled::n2::ue8m0` form (the scales, `.ue8m0x2`).
+    pub fn source_type(&self, i: usize) -> Type {
+        let Opcode::Cvt { from } = self.opcode else { return self.ty };
+        let last = self.max_sources().saturating_sub(1);
+        match self.mode {
+            Mode::Stochastic if i == last => Type::Int(IntType::U32),
+            _ if self.mods.scaled && i == last => Type::Ue8m0x2,
+            _ => from,
         }
+    }
+
+    /// Width of the words a buffer of source operands holds: the widest source type's. Every
+    /// source of a batch comes in words of this width; a narrower source (the scales of the
+    /// scaled s2f6 forms from f32 and bf16x2) is zero-extended, its bits above its own width
+    /// ignored.
+    pub fn source_bits(&self) -> u32 {
+        (0..MAX_SOURCES).filter(|&i| i < self.max_sources()).map(|i| self.source_type(i).bits()).max().unwrap_or(0)
+    }
+
+    /// The largest operand count the instruction takes.
+    fn max_sources(&self) -> usize {
+        self.targets_by_count.iter().rposition(|t| !t.is_empty()).unwrap_or(0)
     }
 
     /// Width of a result word: the destination type's (a `testp` predicate is written as 0 or 1
@@ -433,27 +575,41 @@ impl Instr {
         }
     }
 
+    /// The targets that have the instruction, with any of its operand counts.
+    #[inline(always)]
+    pub fn targets(&self) -> Targets {
+        self.targets
+    }
+
+    /// The targets that have the instruction with `n` source operands; none when it does not
+    /// take `n`.
+    #[inline(always)]
+    pub fn targets_with(&self, n: usize) -> Targets {
+        self.targets_by_count.get(n).copied().unwrap_or(Targets::NONE)
+    }
+
     /// The lowest architecture (`sm_XX` as XX) that has the instruction, with any of its
-    /// operand counts.
+    /// operand counts (in some variant: `cvt.rn.satfinite.e2m1x2.f32` is sm_100's family form,
+    /// [`Instr::targets`]).
     pub fn min_sm(&self) -> u32 {
-        u32::from(self.min_sm)
+        self.targets.lowest_sm()
     }
 
     /// The lowest architecture that has the instruction with `n` source operands; 0 when it
     /// does not take `n`.
     #[inline]
     pub fn min_sm_with(&self, n: usize) -> u32 {
-        self.min_sm_by_count.get(n).map_or(0, |&sm| u32::from(sm))
+        self.targets_with(n).lowest_sm()
     }
 
     /// The legal operand counts, ascending.
     pub fn operand_counts(&self) -> Vec<usize> {
-        (0..4).filter(|&n| self.takes(n)).collect()
+        (0..=MAX_SOURCES).filter(|&n| self.takes(n)).collect()
     }
 
     /// Whether `n` source operands are legal.
     pub fn takes(&self, n: usize) -> bool {
-        n < 4 && self.min_sm_by_count[n] != 0
+        !self.targets_with(n).is_empty()
     }
 
     /// The floating-point format the instruction works in: the element format of its type, or
@@ -472,9 +628,35 @@ impl Instr {
         }
     }
 
+    /// Whether the instruction is one of the low-precision conversions
+    /// (src/ops/cvt_narrow.rs): a narrow type on either side, or `.satfinite`, `.rna`,
+    /// `.rs` or `.scaled::n2::ue8m0`.
+    pub fn is_low_precision(&self) -> bool {
+        let Opcode::Cvt { from } = self.opcode else { return false };
+        from.narrow().is_some()
+            || self.ty.narrow().is_some()
+            || self.mods.satfinite
+            || self.mods.scaled
+            || matches!(self.mode, Mode::TiesAway | Mode::Stochastic)
+    }
+
     /// How well the returned bits are established (see [`Evidence`]).
     pub fn evidence(&self) -> Evidence {
         match self.opcode {
+            // The low-precision conversions: the rules PTX, NVIDIA's host code and ptxas's
+            // lowering state (docs/semantics.md §8.4–§8.5), except where a rule is a
+            // reading of what they leave open: tf32's low 13 bits from F2FP.TF32, the split of
+            // the x4 forms' random bits, the scaled forms' scale and s2f6's saturation.
+            Opcode::Cvt { from } if self.is_low_precision() => {
+                let x4 = self.ty.lanes() == 4;
+                let tf32_f2fp = self.ty == Type::Tf32 && matches!(self.mode, Mode::Round(_));
+                let s2f6 = self.ty == Type::S2f6x2 || from == Type::S2f6x2;
+                if x4 || tf32_f2fp || s2f6 || self.mods.scaled {
+                    Evidence::Model
+                } else {
+                    Evidence::Documented
+                }
+            }
             Opcode::Div | Opcode::Rcp | Opcode::Sqrt if matches!(self.mode, Mode::Round(_)) => Evidence::IeeeExact,
             // The same-format NaN rules (f32/f64 moves keep a signalling NaN, f16/bf16 make it
             // canonical) are documented nowhere: an H200 showed them (data/hardware/h200-sm90/cvt/).
@@ -534,7 +716,7 @@ impl fmt::Display for Instr {
             op => f.write_str(op.mnemonic())?,
         }
         write!(f, "{}", self.mode)?;
-        for name in self.mods.spelled() {
+        for name in self.mods.spelled(self.ty) {
             f.write_str(name)?;
         }
         write!(f, ".{}", self.ty.name())?;

@@ -9,6 +9,8 @@ mod target;
 
 pub(crate) use eval::alternatives;
 pub use eval::EvalError;
-pub use instr::{Element, Evidence, Instr, IntSide, Mode, Modifiers, MufuFn, Opcode, RroMode, Type};
+pub use instr::{
+    Element, Evidence, Instr, IntSide, Mode, Modifiers, MufuFn, Opcode, RroMode, Type, MAX_SOURCES, SCALED,
+};
 pub use parse::{ParseError, ParseErrorKind};
-pub use target::{Target, TargetError, KNOWN_SM};
+pub use target::{Requirement, Target, TargetError, Targets, Variant, KNOWN_SM, KNOWN_TARGETS};

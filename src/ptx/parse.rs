@@ -73,7 +73,7 @@ impl Instr {
 fn resolve(candidate: Instr) -> Result<Instr, String> {
     let spelling = candidate.to_string();
     match catalog::lookup(&spelling) {
-        Some(entries) => Ok(candidate.resolved(entries.iter().map(|e| (e.sources, e.min_sm)))),
+        Some(entries) => Ok(candidate.resolved(entries.iter().map(|e| (e.sources, e.targets)))),
         None => Err(diagnose(&candidate)),
     }
 }
@@ -129,6 +129,8 @@ fn tokenize(s: &str) -> Result<Instr, String> {
             "rzi" => Some(Mode::Integral(Rounding::Rz)),
             "rmi" => Some(Mode::Integral(Rounding::Rm)),
             "rpi" => Some(Mode::Integral(Rounding::Rp)),
+            "rna" => Some(Mode::TiesAway),
+            "rs" => Some(Mode::Stochastic),
             "approx" => Some(Mode::Approx),
             "full" => Some(Mode::Full),
             _ => None,
@@ -140,7 +142,12 @@ fn tokenize(s: &str) -> Result<Instr, String> {
             mode = m;
             continue;
         }
+        if let Some(why) = unestablished(word) {
+            return Err(why);
+        }
         let flag = match word {
+            "satfinite" => &mut mods.satfinite,
+            "scaled::n2::ue8m0" => &mut mods.scaled,
             "ftz" => &mut mods.ftz,
             "oob" => &mut mods.oob,
             "relu" => &mut mods.relu,
@@ -167,6 +174,24 @@ fn tokenize(s: &str) -> Result<Instr, String> {
         }
     };
     Ok(Instr::candidate(opcode, mode, mods, types[0]))
+}
+
+/// The refusal of a modifier PTX has whose rule no source ptxfp knows states: ptxas 13.5
+/// accepts these on sm_107a/sm_107f (PTX ISA 9.4, data/ptxas/cvt_lowprec.tsv), but without the
+/// 9.4 text or a CC 10.7 GPU what they compute is a guess, which ptxfp does not make.
+fn unestablished(word: &str) -> Option<String> {
+    let what = match word {
+        "pzo" => "its meaning is not in the PTX ISA text ptxfp has (9.1)",
+        "scaled::n1::ue8m0" => {
+            "its scale byte (ptxas lowers it to F2FP.SCALE_BY_C with the byte in C[31:24]) is \
+             applied in a direction no source states"
+        }
+        _ => return None,
+    };
+    Some(format!(
+        "'.{word}' is a PTX 9.4 cvt modifier (sm_107a and sm_107f) that ptxfp does not evaluate: {what}; \
+         the same spelling without it is evaluated"
+    ))
 }
 
 fn tokenize_mufu(rest: Vec<&str>) -> Result<Instr, String> {
@@ -239,7 +264,7 @@ fn property_list() -> String {
 /// The spelled words of an instruction's modifiers, in canonical order.
 fn modifier_words(i: &Instr) -> Vec<String> {
     let mode = (i.mode != Mode::Default).then(|| i.mode.to_string());
-    mode.into_iter().chain(i.mods.spelled().map(str::to_string)).collect()
+    mode.into_iter().chain(i.mods.spelled(i.ty).map(str::to_string)).collect()
 }
 
 fn entries_of(head: &str) -> impl Iterator<Item = &'static CatalogEntry> + '_ {

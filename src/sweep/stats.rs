@@ -307,7 +307,7 @@ impl Stats {
                 self.record_block(ctx, scratch, second, &value[h..]);
                 return;
             }
-            let mut ops = [0u64; 3];
+            let mut ops = [0u64; crate::ptx::MAX_SOURCES];
             for i in 0..n {
                 for (slot, src) in ops.iter_mut().zip(inputs) {
                     *slot = src[i].to_u64();

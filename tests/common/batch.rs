@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use ptxfp::ptx::{catalog, KNOWN_SM};
+use ptxfp::ptx::catalog;
 use ptxfp::{with_words, Instr, SimdLevel, Target, Word, WordsFn};
 
 /// Batch-evaluate at `level` with words of the right widths, starting `offset` words into the
@@ -33,7 +33,7 @@ pub fn batch(instr: &Instr, target: Target, level: SimdLevel, srcs: &[Vec<u64>],
             out[offset..].iter().map(|d| d.to_u64()).collect()
         }
     }
-    let (sb, db) = (instr.source_type(0).bits(), instr.result_bits());
+    let (sb, db) = (instr.source_bits(), instr.result_bits());
     with_words(sb, db, Typed { instr, target, level, srcs, offset })
         .unwrap_or_else(|| panic!("{instr}: unexpected widths {sb}, {db}"))
 }
@@ -43,7 +43,7 @@ pub fn batch(instr: &Instr, target: Target, level: SimdLevel, srcs: &[Vec<u64>],
 pub fn compare(instr: &Instr, target: Target, levels: &[SimdLevel], srcs: &[Vec<u64>]) -> (u64, Vec<String>) {
     let got: Vec<Vec<u64>> = levels.iter().map(|&level| batch(instr, target, level, srcs, 0)).collect();
     let (mut failed, mut examples) = (0, Vec::new());
-    let mut ops = [0u64; 3];
+    let mut ops = [0u64; ptxfp::ptx::MAX_SOURCES];
     for i in 0..srcs[0].len() {
         for (op, src) in ops.iter_mut().zip(srcs) {
             *op = src[i];
@@ -92,14 +92,7 @@ pub fn levels() -> Vec<SimdLevel> {
 /// The catalog's spellings for which `keep` holds, each with the oldest known target that has
 /// it.
 pub fn spellings_on_their_targets(keep: impl Fn(&Instr) -> bool) -> Vec<(Instr, Target)> {
-    catalog::entries()
-        .iter()
-        .filter(|e| keep(&e.instr))
-        .map(|e| {
-            let sm = KNOWN_SM.iter().copied().find(|&sm| sm >= e.min_sm).unwrap();
-            (e.instr, Target::new(sm).unwrap())
-        })
-        .collect()
+    catalog::entries().iter().filter(|e| keep(&e.instr)).map(|e| (e.instr, e.lowest_target())).collect()
 }
 
 /// Fails unless every spelling has a kernel at every level this processor runs.

@@ -21,6 +21,10 @@
 
 #include "ptxfp.h"
 
+/* The most source operands an instruction takes (cvt.rs.satfinite.e4m3x4.f32: four values and
+   the random bits). */
+#define MAX_OPS 5
+
 static unsigned long failures = 0;
 
 #define CHECK(cond, ...)                                       \
@@ -74,27 +78,25 @@ static uint64_t word_at(const void *buf, size_t i, uint32_t bits) {
 }
 
 /* One block of the cases file: a spelling on a target, its operands and the Rust results. */
-static unsigned long check_block(const char *spelling, unsigned sm, unsigned n_ops, size_t n_cases,
-                                 uint64_t *ops[3], const uint64_t *want) {
-  char target[16];
+static unsigned long check_block(const char *spelling, const char *target, unsigned n_ops, size_t n_cases,
+                                 uint64_t *ops[MAX_OPS], const uint64_t *want) {
   ptxfp_instr *h = NULL;
   ptxfp_instr_info info;
   size_t i, k, lane, base;
   unsigned long checked = 0;
   const uint64_t sentinel = UINT64_C(0xA5A5A5A5A5A5A5A5);
 
-  snprintf(target, sizeof target, "sm_%u", sm);
   ptxfp_status st = ptxfp_instr_new(spelling, target, &h);
   CHECK(st == PTXFP_OK, "%s on %s: %s", spelling, target, ptxfp_last_error());
   if (st != PTXFP_OK) return 0;
   CHECK(ptxfp_instr_get_info(h, &info) == PTXFP_OK, "info of %s", spelling);
   CHECK(strcmp(info.spelling, spelling) == 0, "info spelling %s for %s", info.spelling, spelling);
   CHECK(info.operand_counts & (1u << n_ops), "%s: operand counts %#x lack %u", spelling, info.operand_counts, n_ops);
-  CHECK(info.target_sm == sm, "%s: target %u", spelling, info.target_sm);
+  CHECK(strcmp(info.target, target) == 0, "%s: target %s", spelling, info.target);
 
   /* One call per case. */
   for (i = 0; i < n_cases; i++) {
-    uint64_t operands[3], r = sentinel;
+    uint64_t operands[MAX_OPS], r = sentinel;
     for (k = 0; k < n_ops; k++) operands[k] = ops[k][i];
     st = ptxfp_eval(h, operands, n_ops, &r);
     CHECK(st == PTXFP_OK && r == want[i], "%s on %s case %zu: status %d result %#" PRIx64 ", Rust %#" PRIx64,
@@ -104,12 +106,12 @@ static unsigned long check_block(const char *spelling, unsigned sm, unsigned n_o
 
   /* Warps of 32 cases; every other warp has a partial mask, and inactive lanes keep their word. */
   for (base = 0; base < n_cases; base += 32) {
-    uint64_t columns[3][32], results[32];
-    const uint64_t *column_ptrs[3];
+    uint64_t columns[MAX_OPS][32], results[32];
+    const uint64_t *column_ptrs[MAX_OPS];
     uint32_t mask = ((base / 32) % 2 == 0) ? UINT32_MAX : (uint32_t)(0x9E3779B9u * (uint32_t)(base + 1));
     size_t lanes = n_cases - base < 32 ? n_cases - base : 32;
     if (lanes < 32) mask &= (UINT32_C(1) << lanes) - 1;
-    for (k = 0; k < 3; k++) {
+    for (k = 0; k < MAX_OPS; k++) {
       for (lane = 0; lane < 32; lane++) columns[k][lane] = (k < n_ops && lane < lanes) ? ops[k][base + lane] : 0;
       column_ptrs[k] = columns[k];
     }
@@ -127,8 +129,8 @@ static unsigned long check_block(const char *spelling, unsigned sm, unsigned n_o
 
   /* Flat buffers on the calling thread and on two threads, and in place. */
   {
-    const void *srcs[3] = {NULL, NULL, NULL};
-    void *bufs[3] = {NULL, NULL, NULL};
+    const void *srcs[MAX_OPS] = {NULL};
+    void *bufs[MAX_OPS] = {NULL};
     void *out = xmalloc(n_cases * (info.result_bits / 8));
     size_t threads;
     for (k = 0; k < n_ops; k++) {
@@ -156,7 +158,7 @@ static unsigned long check_block(const char *spelling, unsigned sm, unsigned n_o
       }
       checked += n_cases;
     }
-    for (k = 0; k < 3; k++) free(bufs[k]);
+    for (k = 0; k < MAX_OPS; k++) free(bufs[k]);
     free(out);
   }
   ptxfp_instr_free(h);
@@ -170,15 +172,14 @@ static void check_catalog(void) {
   CHECK(n > 500, "catalog has %zu entries", n);
   for (i = 0; i < n; i++) {
     ptxfp_instr *h = NULL;
-    char target[16];
     ptxfp_instr_info info;
     CHECK(ptxfp_catalog_get(i, &e) == PTXFP_OK, "entry %zu: %s", i, ptxfp_last_error());
-    snprintf(target, sizeof target, "sm_%u", e.min_sm < 50 ? 50u : e.min_sm);
-    CHECK(ptxfp_instr_new(e.spelling, target, &h) == PTXFP_OK, "%s on %s: %s", e.spelling, target,
-          ptxfp_last_error());
+    CHECK(ptxfp_instr_new(e.spelling, e.lowest_target, &h) == PTXFP_OK, "%s on %s: %s", e.spelling,
+          e.lowest_target, ptxfp_last_error());
     if (h == NULL) continue;
     CHECK(ptxfp_instr_get_info(h, &info) == PTXFP_OK && (info.operand_counts & (1u << e.operands)) &&
-              info.evidence == e.evidence && info.min_sm <= e.min_sm,
+              info.evidence == e.evidence && info.min_sm <= e.min_sm &&
+              strcmp(info.target, e.lowest_target) == 0 && strncmp(e.targets, "sm_", 3) == 0,
           "%s: info disagrees with the catalog", e.spelling);
     CHECK(strcmp(ptxfp_evidence_name((int)e.evidence), "unknown evidence") != 0, "%s evidence", e.spelling);
     ptxfp_instr_free(h);
@@ -341,8 +342,8 @@ static void change_environment(void) {
 
 int main(int argc, char **argv) {
   FILE *f;
-  char spelling[128];
-  unsigned sm, n_ops;
+  char spelling[128], target[16];
+  unsigned n_ops;
   size_t n_cases, i, k, blocks = 0;
   unsigned long checked = 0;
 
@@ -353,10 +354,10 @@ int main(int argc, char **argv) {
   }
   if (argc == 3) change_environment();
   printf("libptxfp %s, SIMD level %s\n", ptxfp_version(), ptxfp_simd_level());
-  while (fscanf(f, "%127s %u %u %zu", spelling, &sm, &n_ops, &n_cases) == 4) {
-    uint64_t *ops[3] = {NULL, NULL, NULL};
+  while (fscanf(f, "%127s %15s %u %zu", spelling, target, &n_ops, &n_cases) == 4) {
+    uint64_t *ops[MAX_OPS] = {NULL};
     uint64_t *want = (uint64_t *)xmalloc(n_cases * 8);
-    if (n_ops > 3) {
+    if (n_ops > MAX_OPS) {
       fprintf(stderr, "bad block header for %s\n", spelling);
       return 2;
     }
@@ -367,7 +368,7 @@ int main(int argc, char **argv) {
       }
       if (fscanf(f, "%" SCNx64, &want[i]) != 1) return 2;
     }
-    checked += check_block(spelling, sm, n_ops, n_cases, ops, want);
+    checked += check_block(spelling, target, n_ops, n_cases, ops, want);
     blocks++;
     for (k = 0; k < n_ops; k++) free(ops[k]);
     free(want);

@@ -277,46 +277,24 @@ fn parse_length(text: &str) -> Result<usize, String> {
     usize::try_from(n).map_err(|_| format!("{}: too many elements for this machine", Quoted(text)))
 }
 
-/// The targets `--arch` accepts that have `instr` with `sources` operands: `sm_53+`, or
-/// `sm_50-sm_62` for the instructions later architectures dropped.
-fn targets(instr: &Instr, sources: usize) -> String {
-    let has: Vec<u32> = ptxfp::ptx::KNOWN_SM
-        .iter()
-        .filter(|&&sm| Target::new(sm).is_ok_and(|t| t.check_with(instr, sources).is_ok()))
-        .copied()
-        .collect();
-    match (has.first(), has.last()) {
-        (Some(lo), Some(&hi)) if hi == ptxfp::ptx::KNOWN_SM[ptxfp::ptx::KNOWN_SM.len() - 1] => format!("sm_{lo}+"),
-        (Some(lo), Some(hi)) => format!("sm_{lo}-sm_{hi}"),
-        _ => "none".into(),
-    }
-}
-
 fn list_ops(filter: Option<&str>) -> Result<(), String> {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let write = |out: &mut BufWriter<_>, line: String| writeln!(out, "{line}").map_err(stdout_error);
-    write(&mut out, format!("{:<34} {:>8} {:>11}  {:<18} {}", "spelling", "operands", "targets", "evidence", "batch"))?;
+    write(&mut out, format!("{:<34} {:>8}  {:<18} {:<14} {}", "spelling", "operands", "evidence", "batch", "targets"))?;
     for e in catalog::entries() {
         let spelling = e.instr.to_string();
         if filter.is_some_and(|f| !spelling.contains(f)) {
             continue;
         }
         // Batch path on sm_90, or on the lowest target that has the instruction.
-        let target = if Target::DEFAULT.check(&e.instr).is_ok() {
-            Target::DEFAULT
-        } else {
-            ptxfp::ptx::KNOWN_SM
-                .iter()
-                .filter_map(|&sm| Target::new(sm).ok())
-                .find(|t| t.check(&e.instr).is_ok())
-                .unwrap_or_default()
-        };
+        let target = if e.targets.contains(Target::DEFAULT) { Target::DEFAULT } else { e.lowest_target() };
         let batch = e.instr.batch_path(target).name();
-        let sm = targets(&e.instr, e.sources);
+        // The targets --arch accepts that have it with this many operands, as PTX states them.
+        let targets = e.targets.requirement();
         write(
             &mut out,
-            format!("{spelling:<34} {:>8} {sm:>11}  {:<18} {batch}", e.sources, e.instr.evidence().name()),
+            format!("{spelling:<34} {:>8}  {:<18} {batch:<14} {targets:#}", e.sources, e.instr.evidence().name()),
         )?;
     }
     out.flush().map_err(stdout_error)

@@ -29,11 +29,12 @@ fn every_catalog_spelling_parses_with_its_operand_count() {
 }
 
 #[test]
-fn generated_catalog_equals_the_published_one_outside_cvt() {
+fn generated_catalog_equals_the_published_one_outside_cvt_and_mixed_precision() {
     let published: BTreeSet<(String, usize, u32)> = catalog_lines().into_iter().collect();
     let generated: BTreeSet<(String, usize, u32)> = catalog::entries()
         .iter()
-        .filter(|e| !matches!(e.instr.opcode(), Opcode::Cvt { .. }))
+        // §9.7.5 is not in the published catalog: tests/mixed_precision.rs holds it against ptxas.
+        .filter(|e| !matches!(e.instr.opcode(), Opcode::Cvt { .. }) && e.instr.mixed_source().is_none())
         .map(|e| (e.instr.to_string(), e.sources, e.min_sm))
         .collect();
     let missing: Vec<_> = published.difference(&generated).collect();
@@ -65,7 +66,8 @@ fn errors_name_the_offending_part_and_the_alternatives() {
         ("add.ftz.ftz.f32", &[".ftz", "twice"]),
         ("add.rn", &["missing type", ".f32"]),
         ("add.f128", &["'.f128'"]),
-        ("fma.rn.f32.f32", &["one type"]),
+        ("fma.rn.f32.f32", &["no mixed-precision form", "fma.f32.f16"]),
+        ("min.f32.f16", &["one type", "add, sub and fma"]),
         ("addf32", &["unknown mnemonic", "add"]),
         ("MUFU.FOO", &["unknown MUFU function", "RCP"]),
         ("MUFU.RCP.FTZ", &[".FTZ", ".SAT"]),

@@ -126,9 +126,9 @@ pub enum Error {
     /// The target lacks a spelling named.
     #[error(transparent)]
     Target(#[from] TargetError),
-    /// A low-precision conversion named: the kit does not write their kernels yet (their
-    /// narrow, mixed-width and five-operand forms).
-    #[error("{instr}: the capture kit does not write the low-precision conversions yet")]
+    /// A low-precision conversion or a mixed-precision instruction named: the kit does not
+    /// write their kernels yet (their narrow, mixed-width and five-operand forms).
+    #[error("{instr}: the capture kit does not write the low-precision conversions and the mixed-precision forms yet")]
     LowPrecision { instr: Instr },
     #[error("nothing to capture: name the spellings, or ask for all")]
     Nothing,
@@ -218,13 +218,18 @@ fn exhaustive_in_all(instr: &Instr) -> bool {
         && instr.source_bits() <= 32
 }
 
+/// Whether the kit cannot write `instr`'s kernel yet ([`Error::LowPrecision`]).
+fn not_yet(instr: &Instr) -> bool {
+    instr.is_low_precision() || instr.mixed_source().is_some()
+}
+
 /// Write the kit `request` describes into `dir` (created if needed) and return its manifest.
 pub fn write_kit(request: &Request, dir: &Path) -> Result<Manifest, Error> {
     let mut plans = Vec::new();
     if request.all {
         for entry in catalog::entries() {
             let instr = entry.instr;
-            if !is_ptx(&instr) || instr.is_low_precision() || !entry.targets.contains(request.target) {
+            if !is_ptx(&instr) || not_yet(&instr) || !entry.targets.contains(request.target) {
                 continue;
             }
             let random = if exhaustive_in_all(&instr) { None } else { Some(request.random.unwrap_or(DEFAULT_SAMPLES)) };
@@ -236,7 +241,7 @@ pub fn write_kit(request: &Request, dir: &Path) -> Result<Manifest, Error> {
         if !is_ptx(&instr) {
             return Err(Error::Sass { instr });
         }
-        if instr.is_low_precision() {
+        if not_yet(&instr) {
             return Err(Error::LowPrecision { instr });
         }
         request.target.check(&instr)?;

@@ -32,6 +32,7 @@ mod half;
 mod lanes;
 pub(crate) mod level;
 mod minmax;
+mod mixed;
 mod mufu_64h;
 mod mufu_f32;
 mod mufu_half;
@@ -132,6 +133,11 @@ fn select_for<L: Isa>(instr: &Instr, target: Target) -> Option<Kernel> {
     // the types of the conversions below and must not reach them.
     if instr.is_low_precision() {
         return None;
+    }
+    // The mixed-precision arithmetic, whose f32 forms come next: widened, then theirs
+    // (mixed.rs).
+    if instr.mixed_source().is_some() {
+        return mixed::select::<L>(instr);
     }
     // --- exact arithmetic: add, sub, mul, fma, mad on f32/f32x2 (arith_f32.rs), on
     // f16/f16x2/bf16/bf16x2 (half.rs) and, with AVX-512, on f64 (arith_f64.rs) ---

@@ -9,6 +9,7 @@ pub mod cvt_narrow;
 pub mod div;
 pub mod fma;
 pub mod minmax;
+pub mod mixed;
 pub mod mul;
 pub mod sign;
 pub mod sqrt;

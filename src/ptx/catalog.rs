@@ -88,6 +88,21 @@ impl Builder {
         self.add(opcode, mode, mods, ty, sources, targets.lowest_sm(), targets);
     }
 
+    /// A mixed-precision spelling: `.f32` with operands of type `from` converted first.
+    fn push_mixed(
+        &mut self,
+        opcode: Opcode,
+        mode: Mode,
+        mods: Modifiers,
+        from: Type,
+        sources: usize,
+        targets: Targets,
+    ) {
+        let candidate = Instr::candidate(opcode, mode, mods, Type::F32).with_mixed_source(from);
+        let instr = candidate.resolved([(sources, targets)]);
+        self.0.push(CatalogEntry { instr, sources, min_sm: targets.lowest_sm(), targets });
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn add(
         &mut self,
@@ -242,24 +257,46 @@ fn build() -> Vec<CatalogEntry> {
         b.push_on(Opcode::Rro(mode), Mode::Default, Modifiers::default(), F32, 1, rro);
     }
 
+    push_mixed_precision(&mut b);
     push_conversions(&mut b);
     push_integer_conversions(&mut b);
     push_low_precision(&mut b);
     whole_spellings(b.0)
 }
 
+/// The mixed-precision arithmetic of PTX ISA §9.7.5 (PTX 8.6, sm_100 and later):
+/// `add`/`sub{.rnd}{.sat}.f32.{f16,bf16} d, a, c` and `fma.rnd{.sat}.f32.{f16,bf16} d, a, b, c`,
+/// without `.ftz` (data/ptxas/mixed.tsv has what ptxas accepts).
+fn push_mixed_precision(b: &mut Builder) {
+    let targets = Requirement::From(100).targets();
+    for from in [Type::F16, Type::BF16] {
+        for sat in BOTH {
+            let mods = Modifiers { sat, ..Modifiers::default() };
+            for op in [Opcode::Add, Opcode::Sub] {
+                for mode in OPTIONAL_ROUNDING {
+                    b.push_mixed(op, mode, mods, from, 2, targets);
+                }
+            }
+            for mode in ROUNDED {
+                b.push_mixed(Opcode::Fma, mode, mods, from, 3, targets);
+            }
+        }
+    }
+}
+
 /// Give every entry's instruction what parsing its spelling gives: every operand count of the
 /// spelling with the lowest architecture of each, so that an entry's instruction is the parsed
 /// one and passes the same target checks.
 fn whole_spellings(mut entries: Vec<CatalogEntry>) -> Vec<CatalogEntry> {
-    let key = |i: &Instr| (i.opcode, i.mode, i.mods, i.ty);
+    let key = |i: &Instr| (i.opcode, i.mode, i.mods, i.ty, i.mixed);
     let mut counts: HashMap<_, Vec<(usize, Targets)>> = HashMap::new();
     for e in &entries {
         counts.entry(key(&e.instr)).or_default().push((e.sources, e.targets));
     }
     for e in &mut entries {
         let i = e.instr;
-        e.instr = Instr::candidate(i.opcode, i.mode, i.mods, i.ty).resolved(counts[&key(&i)].iter().copied());
+        let candidate = Instr { mixed: i.mixed, ..Instr::candidate(i.opcode, i.mode, i.mods, i.ty) };
+        e.instr = candidate.resolved(counts[&key(&i)].iter().copied());
     }
     entries
 }

@@ -7,7 +7,7 @@ use super::target::{Target, TargetError};
 use crate::format::Format;
 use crate::mufu;
 use crate::ops::minmax::{minmax, Extreme, MinMaxModifiers};
-use crate::ops::{add, cvt, cvt_int, cvt_narrow, div, fma, mul, sign, sqrt, testp};
+use crate::ops::{add, cvt, cvt_int, cvt_narrow, div, fma, mixed, mul, sign, sqrt, testp};
 use crate::round::{relu, saturate, Dir, Rm, Rn, Rounding, Rp, Rz};
 
 /// Why operands could not be evaluated.
@@ -74,6 +74,9 @@ pub(crate) enum Route {
     /// The low-precision conversions ([`Instr::is_low_precision`]), which place their elements
     /// themselves ([`cvt_narrow::eval`]).
     LowPrecision,
+    /// The mixed-precision arithmetic of §9.7.5 ([`Instr::mixed_source`]): the f32 operation
+    /// on operands widened first ([`mixed`]).
+    Mixed,
 }
 
 impl Route {
@@ -82,6 +85,9 @@ impl Route {
     pub(crate) fn of(i: &Instr) -> Route {
         if i.is_low_precision() {
             return Route::LowPrecision;
+        }
+        if i.mixed.is_some() {
+            return Route::Mixed;
         }
         if i.ty != Type::F32 {
             return Route::General;
@@ -253,9 +259,34 @@ impl Instr {
                 f32_approx(self.opcode, self.mode == Mode::Full, ftz, a, b, target) as u64
             }
             Route::LowPrecision => cvt_narrow::eval(&self.conversion(), x),
+            Route::Mixed => self.mixed(target, x),
             Route::General if self.ty.lanes() == 1 => self.scalar(target, x),
             Route::General => self.packed(target, x),
         }
+    }
+
+    /// A mixed-precision instruction: its `a` (and `b`) widened exactly to f32 by
+    /// [`mixed::widen`], then the f32 operation with the same modifiers (§9.7.5).
+    #[inline(never)]
+    fn mixed(&self, target: Target, x: &[u64]) -> u64 {
+        let from = self.mixed.and_then(Type::float).expect("a mixed-precision instruction has a float source");
+        let mut wide = [0u64; 3];
+        for (k, (w, &v)) in wide.iter_mut().zip(x).enumerate() {
+            *w = if self.source_type(k) == self.ty { v } else { mixed::widen(from, v) };
+        }
+        self.scalar_in(Format::F32, target, &wide[..x.len()])
+    }
+
+    /// The f32 instruction a mixed-precision one computes on its widened operands
+    /// (`add.rn.sat.f32` for `add.rn.sat.f32.f16`), with the same targets; `self` otherwise.
+    pub(crate) fn f32_form(&self) -> Instr {
+        if self.mixed.is_none() {
+            return *self;
+        }
+        let i = Instr { mixed: None, ..*self };
+        let above_source = std::array::from_fn(|k| !i.source_type(k).code_bits());
+        let i = Instr { above_source, ..i };
+        Instr { route: Route::of(&i), ..i }
     }
 
     /// A packed type, element by element (out of line, so that the call of a scalar
@@ -443,7 +474,8 @@ mod tests {
             let instr = e.instr;
             // A low-precision conversion's route is its definition, which the general
             // dispatch calls too.
-            if matches!(instr.route, Route::General | Route::LowPrecision) {
+            // A mixed-precision one's is its only definition.
+            if matches!(instr.route, Route::General | Route::LowPrecision | Route::Mixed) {
                 continue;
             }
             routed += 1;

@@ -470,6 +470,10 @@ pub struct Instr {
     pub(crate) targets_by_count: [Targets; MAX_SOURCES + 1],
     /// Their union, so that the target check needs no catalog lookup.
     pub(crate) targets: Targets,
+    /// §9.7.5 mixed precision (`add.rn.f32.f16`, `fma.rn.f32.bf16`): the type of the
+    /// operands the instruction first converts to its own type (`a`, and `b` of `fma`); `None`
+    /// for every other instruction.
+    pub(crate) mixed: Option<Type>,
     /// Per source operand: the bits above the width of its type, which it must leave clear.
     pub(crate) above_source: [u64; MAX_SOURCES],
     /// What evaluation runs, resolved from the fields above when the instruction is built.
@@ -498,9 +502,16 @@ impl Instr {
             fmt,
             targets_by_count: [Targets::NONE; MAX_SOURCES + 1],
             targets: Targets::NONE,
+            mixed: None,
             above_source: [0; MAX_SOURCES],
             route: Route::General,
         }
+    }
+
+    /// The mixed-precision candidate of `opcode`: `.ty` with its converted operands of type
+    /// `from` (§9.7.5, [`Instr::mixed_source`]).
+    pub(crate) const fn with_mixed_source(self, from: Type) -> Instr {
+        Instr { mixed: Some(from), ..self }
     }
 
     /// A legal spelling with its (operand count, targets) pairs, with everything its checks and
@@ -535,10 +546,22 @@ impl Instr {
         self.ty
     }
 
+    /// For the mixed-precision instructions of §9.7.5 (`add`/`sub{.rnd}{.sat}.f32.{f16,bf16}`
+    /// and `fma.rnd{.sat}.f32.{f16,bf16}`): the type of `a` (and of `b` for `fma`), which the
+    /// instruction converts exactly to `.f32` before it computes ([`Instr::source_type`]).
+    pub fn mixed_source(&self) -> Option<Type> {
+        self.mixed
+    }
+
     /// The type of source operand `i`: the source type of a `cvt` (the instruction's type
     /// otherwise), except for the last operand of `cvt.rs` (its random bits, `.u32`) and of a
-    /// `.scaled::n2::ue8m0` form (the scales, `.ue8m0x2`).
+    /// `.scaled::n2::ue8m0` form (the scales, `.ue8m0x2`); for a mixed-precision instruction,
+    /// [`Instr::mixed_source`] for `a` (and `b` of `fma`), the instruction's type for `c`.
     pub fn source_type(&self, i: usize) -> Type {
+        if let Some(from) = self.mixed {
+            let converted = if self.opcode == Opcode::Fma { 2 } else { 1 };
+            return if i < converted { from } else { self.ty };
+        }
         let Opcode::Cvt { from } = self.opcode else { return self.ty };
         let last = self.max_sources().saturating_sub(1);
         match self.mode {
@@ -642,6 +665,12 @@ impl Instr {
 
     /// How well the returned bits are established (see [`Evidence`]).
     pub fn evidence(&self) -> Evidence {
+        // The mixed-precision forms (§9.7.5): PTX defines them as the exact conversion of `a`
+        // (and `b`) followed by the f32 operation, whose bits ptxfp has; no GPU of ptxfp's data
+        // has them (sm_100), so their NaN results are the f32 rule's by inference.
+        if self.mixed.is_some() {
+            return Evidence::Documented;
+        }
         match self.opcode {
             // The low-precision conversions: the rules PTX, NVIDIA's host code and ptxas's
             // lowering state (docs/semantics.md §8.4–§8.5), except where a rule is a
@@ -721,6 +750,9 @@ impl fmt::Display for Instr {
         }
         write!(f, ".{}", self.ty.name())?;
         if let Opcode::Cvt { from } = self.opcode {
+            write!(f, ".{}", from.name())?;
+        }
+        if let Some(from) = self.mixed {
             write!(f, ".{}", from.name())?;
         }
         Ok(())

@@ -25,6 +25,7 @@ mod arith_f32;
 mod arith_f64;
 mod convert;
 mod cvt_int;
+mod cvt_narrow;
 mod div_sqrt;
 mod f64_directed;
 pub(crate) mod float_env;
@@ -128,11 +129,11 @@ pub(crate) fn select_at(instr: &Instr, target: Target, level: SimdLevel) -> Opti
 
 /// The kernel compiled for the level `L`.
 fn select_for<L: Isa>(instr: &Instr, target: Target) -> Option<Kernel> {
-    // The low-precision conversions have no kernel yet: the batch path runs their scalar
-    // definition (ops/cvt_narrow.rs) chunk by chunk. Their f16/bf16 `.satfinite` forms share
-    // the types of the conversions below and must not reach them.
+    // The low-precision conversions (cvt_narrow.rs; the forms it lacks run their scalar
+    // definition). Their f16/bf16 `.satfinite` forms share the types of the conversions below
+    // and must not reach them.
     if instr.is_low_precision() {
-        return None;
+        return cvt_narrow::select::<L>(instr);
     }
     // The mixed-precision arithmetic, whose f32 forms come next: widened, then theirs
     // (mixed.rs).

@@ -38,13 +38,13 @@ pub struct Conversion {
 
 /// Where a rounded element goes: an IEEE format (f16, bf16) or a narrow one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Dest {
+pub(crate) enum Dest {
     Float(Format),
     Narrow(Narrow),
 }
 
 impl Dest {
-    fn of(ty: Type) -> Dest {
+    pub(crate) fn of(ty: Type) -> Dest {
         match (ty.float(), ty.narrow()) {
             (Some(fmt), _) => Dest::Float(fmt),
             (_, Some(n)) => Dest::Narrow(n),
@@ -52,7 +52,7 @@ impl Dest {
         }
     }
 
-    const fn grid(self) -> crate::round::Grid {
+    pub(crate) const fn grid(self) -> crate::round::Grid {
         match self {
             Dest::Float(f) => f.grid(),
             Dest::Narrow(n) => n.grid(),
@@ -60,7 +60,7 @@ impl Dest {
     }
 
     /// Whether codes carry a sign (the `ue` formats ignore the input's, docs/semantics.md).
-    const fn signed(self) -> bool {
+    pub(crate) const fn signed(self) -> bool {
         match self {
             Dest::Float(_) => true,
             Dest::Narrow(n) => n.signed(),
@@ -68,7 +68,7 @@ impl Dest {
     }
 
     /// The sign bit of a code (0 for the unsigned formats; s2f6's is handled by its packing).
-    const fn sign_bit(self) -> u64 {
+    pub(crate) const fn sign_bit(self) -> u64 {
         match self {
             Dest::Float(f) => f.sign_bit(),
             Dest::Narrow(Narrow::S2f6) => 0,
@@ -77,7 +77,7 @@ impl Dest {
     }
 
     /// The largest finite magnitude's code.
-    const fn max_finite(self) -> u64 {
+    pub(crate) const fn max_finite(self) -> u64 {
         match self {
             Dest::Float(f) => f.max_finite(false),
             Dest::Narrow(n) => n.max_finite(),
@@ -88,7 +88,7 @@ impl Dest {
     /// its NaN where it has only a NaN (ue8m0 and ue5m3: 0xFF \[host code: `cuda_fp8.hpp`
     /// `__nv_cvt_float_to_e8m0` / `__nv_cvt_float_to_ue5m3` without `__NV_SATFINITE`\]).
     /// Every form of a format without either requires `.satfinite`.
-    fn unsaturated_overflow(self, neg: bool) -> u64 {
+    pub(crate) fn unsaturated_overflow(self, neg: bool) -> u64 {
         let sign = if neg { self.sign_bit() } else { 0 };
         match self {
             Dest::Float(f) => f.inf(neg),
@@ -112,7 +112,7 @@ impl Dest {
     /// - tf32 from F2FP.TF32 (`.rn`, `.rz`): 0x7FFFE000, the canonical f32 NaN in tf32's 19 bits
     ///   \[UNK: PTX says "NaN", the hardware's payload is not measured\]. `.rna` is ptxas's
     ///   integer sequence ([`tf32_rna`]).
-    fn nan(self) -> u64 {
+    pub(crate) fn nan(self) -> u64 {
         match self {
             Dest::Float(f) => f.canonical_nan(),
             Dest::Narrow(n) => match n.specials() {

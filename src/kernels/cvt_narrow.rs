@@ -1,0 +1,284 @@
+//! Kernels for the low-precision down-conversions ([`crate::ops::cvt_narrow`],
+//! docs/semantics.md §8.4–§8.5) from f32, f16x2 and bf16x2 in the directions `.rn`, `.rz` and
+//! `.rp`: to the x2 FP8, FP6 and FP4 types, ue8m0x2 and ue5m3x2, to tf32 (and its `.rna`, ptxas's
+//! integer sequence), and the `.satfinite` f16/bf16 forms, with `.satfinite` and `.relu`,
+//! sixteen elements at a time in 32-bit lanes. The stochastic (`.rs`), scaled, x4 and s2f6
+//! forms and the up-conversions run their scalar definition.
+//!
+//! An f16 or bf16 element is first widened to f32 (exact: convert.rs's [`half_to_f32`]), so
+//! every source is an f32 encoding `x`. Its magnitude is rounded onto the destination's grid
+//! ([`crate::round::Grid`]: precision p, smallest normal binade 2^emin) by integer arithmetic
+//! on the encoding, which is the single IEEE rounding [`crate::round::round_to_grid`] gives
+//! without `.ftz`:
+//!
+//! - the significand `sig` (the implicit bit included) of the biased exponent `E` ≥ 1 (1 for
+//!   an f32 subnormal, whose `sig` lacks it) is shifted right by `s = 23 − (p − 1) +
+//!   max(0, emin + 127 − E)`, at most 25 (beyond, every bit is below half a unit), which leaves
+//!   it in units of the grid's spacing at that magnitude;
+//! - the discarded bits round it up or not as the direction says (to nearest: above half, or
+//!   at half with an odd result);
+//! - the code is `(max(0, E − (emin + 127)) << (p − 1)) + kept`: below 2^emin `kept` is the
+//!   subnormal code itself, above it holds the leading bit, which adds the one of the biased
+//!   exponent field, and a carry out of the fraction moves to the next binade by itself;
+//! - a code above the largest finite one is an overflow, ±MAX under `.satfinite` or when the
+//!   direction rounds toward zero, else the format's infinity or NaN.
+//!
+//! ue8m0 has no subnormals and no zero (the code 0 is 2^−127): `.rz` gives the biased f32
+//! exponent, `.rp` adds one for a nonzero fraction; an f32 subnormal gives 0, or under `.rp`
+//! 1 when it exceeds 2^−127. NaN, infinity, zero, the unsigned formats' sign and `.relu` are
+//! [`crate::ops::cvt_narrow`]'s rules, read from its [`Dest`].
+
+use super::convert::half_to_f32;
+use super::lanes::{each, map_to, Dir, Rn, Rp, Rz};
+use super::level::Isa;
+use super::Kernel;
+use crate::format::Format;
+use crate::kernels::simd::{i32x16, u16x16, u32x16};
+use crate::ops::cvt_narrow::{Dest, Round};
+use crate::ptx::{Instr, Type};
+use crate::round::Rounding;
+
+/// Elements per group.
+const N: usize = 16;
+
+/// The kernel of a low-precision conversion this file has.
+pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
+    let c = instr.conversion();
+    if c.scaled || c.from.narrow().is_some() || c.to == Type::S2f6x2 || c.to.lanes() == 4 {
+        return None;
+    }
+    let ue8m0 = c.to == Type::Ue8m0x2;
+    let kernel = match c.round {
+        Round::TiesAway if c.to == Type::Tf32 => tf32_rna::<L>,
+        Round::Dir(Rounding::Rn) if !ue8m0 => by_types::<L, Rn>(c.from, c.to)?,
+        Round::Dir(Rounding::Rz) => by_types::<L, Rz>(c.from, c.to)?,
+        Round::Dir(Rounding::Rp) => by_types::<L, Rp>(c.from, c.to)?,
+        _ => return None,
+    };
+    Some(Kernel::Bytes(kernel))
+}
+
+type BytesKernel = fn(&Instr, &[&[u8]], &mut [u8]);
+
+/// The kernel converting `from` to `to` in direction `R`, by the widths of their words.
+fn by_types<L: Isa, R: Dir>(from: Type, to: Type) -> Option<BytesKernel> {
+    Some(match (from, to.lanes(), to.bits()) {
+        (Type::F32, 1, 16) => from_f32::<L, R, u16>,
+        (Type::F32, 1, 32) => from_f32::<L, R, u32>,
+        (Type::F32, 2, 8) => from_f32_pair::<L, R, u8>,
+        (Type::F32, 2, 16) => from_f32_pair::<L, R, u16>,
+        (Type::F32, 2, 32) => from_f32_pair::<L, R, u32>,
+        (Type::F16x2 | Type::BF16x2, 2, 8) => from_half_pair::<L, R, u8>,
+        (Type::F16x2 | Type::BF16x2, 2, 16) => from_half_pair::<L, R, u16>,
+        _ => return None,
+    })
+}
+
+/// What the lanes need of a conversion's destination and modifiers.
+#[derive(Clone, Copy)]
+struct Params {
+    /// p − 1, the fraction bits.
+    frac_bits: u32,
+    /// emin + 127: the biased f32 exponent of the smallest normal binade.
+    lift: i32,
+    /// The largest finite magnitude's code.
+    max_code: u32,
+    /// ue8m0: no subnormals, no zero.
+    subnormals: bool,
+    signed: bool,
+    sign_bit: u32,
+    nan: u32,
+    /// The codes of an overflow that is not saturated, positive and negative (unused under
+    /// `.satfinite`).
+    overflow: [u32; 2],
+    satfinite: bool,
+    relu: bool,
+    /// Where a tf32 code goes in its word: bit 13.
+    place: u32,
+    /// Width of a result element in the word.
+    width: u32,
+}
+
+impl Params {
+    fn of(instr: &Instr) -> Params {
+        let c = instr.conversion();
+        let dest = Dest::of(c.to);
+        let grid = dest.grid();
+        Params {
+            frac_bits: grid.p - 1,
+            lift: grid.emin + 127,
+            max_code: dest.max_finite() as u32,
+            subnormals: grid.subnormals,
+            signed: dest.signed(),
+            sign_bit: dest.sign_bit() as u32,
+            nan: dest.nan() as u32,
+            // (A format without infinity or NaN has only `.satfinite` forms.)
+            overflow: match c.satfinite {
+                true => [0; 2],
+                false => [dest.unsaturated_overflow(false) as u32, dest.unsaturated_overflow(true) as u32],
+            },
+            satfinite: c.satfinite,
+            relu: c.relu,
+            place: if c.to == Type::Tf32 { 13 } else { 0 },
+            width: c.to.element_bits(),
+        }
+    }
+}
+
+/// The codes of sixteen f32 encodings (module documentation), in the low bits of the lanes.
+#[inline(always)]
+fn down<R: Dir>(x: u32x16, d: Params) -> u32x16 {
+    let splat = u32x16::splat;
+    let zero = splat(0);
+    let ones = splat(u32::MAX);
+    let neg = if d.signed { (x & splat(0x8000_0000)).simd_ne(zero) } else { zero };
+    let u = x & splat(0x7FFF_FFFF);
+    let e = u >> 23;
+    let frac = u & splat(0x7F_FFFF);
+    let code = if d.subnormals {
+        let sig = frac | e.simd_ne(zero).select(splat(0x80_0000), zero);
+        let e = e.max(splat(1));
+        let below = (i32x16::splat(d.lift) - e.cast_signed()).max(i32x16::splat(0)).cast_unsigned();
+        let s = (splat(23 - d.frac_bits) + below).min(splat(25));
+        let kept = sig >> s;
+        let rest = sig & ((splat(1) << s) - splat(1));
+        let half = splat(1) << (s - splat(1));
+        let up = match R::R {
+            Rounding::Rn => rest.simd_gt(half) | (rest.simd_eq(half) & (kept & splat(1)).simd_ne(zero)),
+            Rounding::Rz => zero,
+            Rounding::Rp => rest.simd_ne(zero) & !neg,
+            Rounding::Rm => rest.simd_ne(zero) & neg,
+        };
+        let field = (e.cast_signed() - i32x16::splat(d.lift)).max(i32x16::splat(0)).cast_unsigned();
+        (field << d.frac_bits) + kept + (up & splat(1))
+    } else {
+        // ue8m0, .rz or .rp: the biased exponent, plus one for a nonzero remainder under .rp.
+        let up = match R::R {
+            Rounding::Rp => {
+                let normal = e.simd_ne(zero);
+                normal.select(frac.simd_ne(zero), frac.simd_gt(splat(0x40_0000)))
+            }
+            _ => zero,
+        };
+        e + (up & splat(1))
+    };
+    let sign = neg & splat(d.sign_bit);
+    let unsaturated = neg.select(splat(d.overflow[1]), splat(d.overflow[0]));
+    let saturated = sign | splat(d.max_code);
+    // Whether the direction sends an overflow to infinity (IEEE 754-2019 clause 7.4).
+    let away = match R::R {
+        Rounding::Rn => ones,
+        Rounding::Rz => zero,
+        Rounding::Rp => !neg,
+        Rounding::Rm => neg,
+    };
+    let overflow = code.simd_gt(splat(d.max_code));
+    let beyond = if d.satfinite { saturated } else { away.select(unsaturated, saturated) };
+    let finite = overflow.select(beyond, sign | code);
+    let inf = if d.satfinite { saturated } else { unsaturated };
+    let r = u.simd_eq(splat(0x7F80_0000)).select(inf, finite);
+    let r = if d.relu { neg.select(zero, r) } else { r };
+    u.simd_gt(splat(0x7F80_0000)).select(splat(d.nan), r) << d.place
+}
+
+/// A result word: the low bits of a lane.
+trait Out: bytemuck::Pod + Default {
+    fn of(lane: u32) -> Self;
+}
+
+impl Out for u8 {
+    #[inline(always)]
+    fn of(lane: u32) -> u8 {
+        lane as u8
+    }
+}
+
+impl Out for u16 {
+    #[inline(always)]
+    fn of(lane: u32) -> u16 {
+        lane as u16
+    }
+}
+
+impl Out for u32 {
+    #[inline(always)]
+    fn of(lane: u32) -> u32 {
+        lane
+    }
+}
+
+#[inline(always)]
+fn words<W: bytemuck::Pod>(bytes: &[u8]) -> &[W] {
+    bytemuck::cast_slice(bytes)
+}
+
+#[inline(always)]
+fn words_mut<W: bytemuck::Pod>(bytes: &mut [u8]) -> &mut [W] {
+    bytemuck::cast_slice_mut(bytes)
+}
+
+/// `cvt….{tf32,f16,bf16}.f32 d, a`: one element.
+fn from_f32<L: Isa, R: Dir, D: Out>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+    let d = Params::of(instr);
+    map_to::<L, u32, D, N, 1>(
+        &[words(srcs[0])],
+        words_mut(dst),
+        #[inline(always)]
+        |[a]| each(down::<R>(u32x16::new(a), d).to_array(), D::of),
+    );
+}
+
+/// `cvt….x2.f32 d, a, b`: `a` to the upper element, `b` to the lower \[DOC PTX cvt\].
+fn from_f32_pair<L: Isa, R: Dir, D: Out>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+    let d = Params::of(instr);
+    map_to::<L, u32, D, N, 2>(
+        &[words(srcs[0]), words(srcs[1])],
+        words_mut(dst),
+        #[inline(always)]
+        |[a, b]| {
+            let hi = down::<R>(u32x16::new(a), d);
+            let lo = down::<R>(u32x16::new(b), d);
+            each(((hi << d.width) | lo).to_array(), D::of)
+        },
+    );
+}
+
+/// `cvt….x2.{f16x2,bf16x2} d, a`: element i to element i, each widened to f32 first.
+fn from_half_pair<L: Isa, R: Dir, D: Out>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+    let d = Params::of(instr);
+    let from = if instr.conversion().from == Type::BF16x2 { Format::BF16 } else { Format::F16 };
+    map_to::<L, u32, D, N, 1>(
+        &[words(srcs[0])],
+        words_mut(dst),
+        #[inline(always)]
+        |[a]| {
+            let lo = half_to_f32::<L>(from, u16x16::new(each(a, |w| w as u16)));
+            let hi = half_to_f32::<L>(from, u16x16::new(each(a, |w| (w >> 16) as u16)));
+            each(((down::<R>(hi, d) << d.width) | down::<R>(lo, d)).to_array(), D::of)
+        },
+    );
+}
+
+/// `cvt.rna{.satfinite}.tf32.f32`, as [`crate::ops::cvt_narrow::tf32_rna`] states it.
+fn tf32_rna<L: Isa>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+    let satfinite = instr.conversion().satfinite;
+    let splat = u32x16::splat;
+    map_to::<L, u32, u32, N, 1>(
+        &[words(srcs[0])],
+        words_mut(dst),
+        #[inline(always)]
+        |[a]| {
+            let a = u32x16::new(a);
+            let magnitude = a & splat(0x7FFF_FFFF);
+            let finite = magnitude.simd_lt(splat(0x7F80_0000));
+            let r = (a + (finite & splat(0x1000))) & splat(0xFFFF_E000);
+            let r = if satfinite {
+                let special = (r & splat(0x7FFF_FFFF)).simd_ge(splat(0x7F80_0000));
+                r - (special & splat(0x2000))
+            } else {
+                r
+            };
+            r.to_array()
+        },
+    );
+}

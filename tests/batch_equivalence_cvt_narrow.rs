@@ -1,0 +1,146 @@
+//! The low-precision conversion kernels (src/kernels/cvt_narrow.rs) against the scalar
+//! definition (`ptxfp::ops::cvt_narrow` through `eval_unchecked`), bit for bit, at every SIMD
+//! level the processor has.
+//!
+//! - Every down-conversion from f32, f16x2 and bf16x2 in `.rn`, `.rz` or `.rp` (and tf32's
+//!   `.rna`) must be vectorized; the stochastic, scaled, x4 and s2f6 forms and the
+//!   up-conversions run their scalar definition (this test lists them, so that a new kernel
+//!   shows up here).
+//! - From f16x2 and bf16x2: every 16-bit value in each element, the other element
+//!   edge-biased.
+//! - From f32: 2^21 operand words per spelling, aimed at the destination's grid: every
+//!   exponent from below its smallest subnormal to above its largest binade, fractions with
+//!   few bits, ties and their neighbours, the largest finite values and their rounding
+//!   boundary, plus specials (zeros, infinities, NaNs with payloads) and uniform bits.
+
+mod all_cores;
+mod common;
+
+use common::batch::{assert_vectorized_at_every_level, compare, levels, spellings_on_their_targets, Tally};
+use common::{operand, seed, Layout, Rng};
+use ptxfp::{Format, Instr, Mode, Target, Type};
+use rayon::prelude::*;
+
+/// The low-precision conversions that have a kernel.
+fn vectorized(i: &Instr) -> bool {
+    let Some((from, to)) = conversion(i) else { return false };
+    let modifiers = i.modifiers();
+    let round = match i.mode() {
+        Mode::Round(_) => !(to == Type::Ue8m0x2 && i.rounding() == ptxfp::Rounding::Rn),
+        Mode::TiesAway => true,
+        _ => false,
+    };
+    round && !modifiers.scaled && from.narrow().is_none() && to != Type::S2f6x2 && to.lanes() != 4
+}
+
+fn conversion(i: &Instr) -> Option<(Type, Type)> {
+    match i.opcode() {
+        ptxfp::Opcode::Cvt { from } if i.is_low_precision() => Some((from, i.ty())),
+        _ => None,
+    }
+}
+
+fn spellings() -> Vec<(Instr, Target)> {
+    spellings_on_their_targets(vectorized)
+}
+
+#[test]
+fn every_down_conversion_in_a_direction_is_vectorized_and_the_rest_are_listed() {
+    let all = spellings();
+    assert_vectorized_at_every_level(&all);
+    let scalar: Vec<(Instr, Target)> = spellings_on_their_targets(|i| conversion(i).is_some() && !vectorized(i));
+    for (instr, target) in &scalar {
+        assert!(!instr.is_vectorized(*target), "{instr} has a kernel: count it in `vectorized`");
+    }
+    eprintln!("{} low-precision spellings vectorized, {} scalar", all.len(), scalar.len());
+    assert!(all.len() >= 100, "{} vectorized", all.len());
+}
+
+/// An f32 operand aimed at a destination of precision `p` whose finite binades are
+/// 2^emin … 2^emax.
+fn aimed(rng: &mut Rng, p: i32, emin: i32, emax: i32) -> u64 {
+    let l = Layout::of(Format::F32);
+    if rng.below(8) == 0 {
+        return operand(rng, l);
+    }
+    let sign = if rng.coin() { 0x8000_0000u64 } else { 0 };
+    let e = rng.range((emin - p - 3).max(-149) as i64, (emax + 2).min(127) as i64) as i32;
+    // The fraction: random, with few significant bits, or a tie (the bit below the
+    // destination's last place) with or without bits below it.
+    let frac = match rng.below(4) {
+        0 => rng.next() & 0x7F_FFFF,
+        1 => rng.next() & 0x7F_FFFF & !(0x7F_FFFF >> rng.below(8)),
+        _ => {
+            let last = (23 - (p - 1) + (emin - e).max(0)).clamp(1, 24) as u32;
+            let tie = 1u64 << (last - 1);
+            let above = (rng.next() << last) & 0x7F_FFFF;
+            let below = match rng.below(3) {
+                0 => 0,
+                1 => rng.below(tie.max(2) - 1),
+                _ => tie - 1,
+            };
+            (above | tie | below).wrapping_add(rng.range(-1, 1) as u64) & 0x7F_FFFF
+        }
+    };
+    let biased = e + 127;
+    if biased <= 0 {
+        // An f32 subnormal: the value's top bit at 2^e.
+        sign | ((1u64 << (149 + e)) | (frac >> (-e - 126 + 1).min(23))) & 0x7F_FFFF
+    } else {
+        sign | (biased as u64) << 23 | frac
+    }
+}
+
+/// The precision and binade range of a destination type.
+fn grid_of(to: Type) -> (i32, i32, i32) {
+    match to {
+        Type::Tf32 => (11, -126, 127),
+        Type::F16 | Type::F16x2 => (11, -14, 15),
+        Type::BF16 | Type::BF16x2 => (8, -126, 127),
+        Type::E4m3x2 => (4, -6, 8),
+        Type::E5m2x2 => (3, -14, 15),
+        Type::E2m3x2 => (4, 0, 2),
+        Type::E3m2x2 => (3, -2, 4),
+        Type::E2m1x2 => (2, 0, 2),
+        Type::Ue8m0x2 => (1, -127, 127),
+        Type::Ue5m3x2 => (4, -14, 15),
+        other => panic!("no kernel to {other:?}"),
+    }
+}
+
+#[test]
+fn from_f32_aimed_at_each_grid() {
+    let _all_cores = all_cores::hold();
+    let tally = Tally::default();
+    let levels = levels();
+    let n = (1usize << 21) + 13;
+    spellings().par_iter().filter(|(i, _)| conversion(i).unwrap().0 == Type::F32).for_each(|(instr, target)| {
+        let (p, emin, emax) = grid_of(instr.ty());
+        let mut rng = Rng::new(seed(&instr.to_string(), 0));
+        let count = instr.operand_counts()[0];
+        let srcs: Vec<Vec<u64>> =
+            (0..count).map(|_| (0..n).map(|_| aimed(&mut rng, p, emin, emax)).collect()).collect();
+        tally.add(compare(instr, *target, &levels, &srcs));
+    });
+    tally.check("low-precision conversions from f32");
+}
+
+#[test]
+fn from_f16x2_and_bf16x2_every_value_in_each_element() {
+    let _all_cores = all_cores::hold();
+    let tally = Tally::default();
+    let levels = levels();
+    spellings().par_iter().filter(|(i, _)| conversion(i).unwrap().0 != Type::F32).for_each(|(instr, target)| {
+        let fmt = if conversion(instr).unwrap().0 == Type::BF16x2 { Format::BF16 } else { Format::F16 };
+        let l = Layout::of(fmt);
+        let mut rng = Rng::new(seed(&instr.to_string(), 1));
+        let words: Vec<u64> = (0..1u64 << 16)
+            .flat_map(|v| {
+                let other = operand(&mut rng, l);
+                [v | other << 16, other | v << 16]
+            })
+            .collect();
+        tally.add(compare(instr, *target, &levels, &[words]));
+    });
+    tally.check("low-precision conversions from f16x2 and bf16x2");
+}

@@ -17,6 +17,29 @@ half), and for the integer sides of ``cvt`` the signed or unsigned integer dtype
 width. Python ints and floats are values of the operand's type. Results come back in the
 natural dtype: float16/float32/float64 for those formats, bfloat16 when ml_dtypes is
 installed, the integer dtype of an integer result, else unsigned words.
+
+Low-precision formats (``cvt``) with ml_dtypes installed. A packed narrow type whose
+element format has an ml_dtypes dtype of the same encoding (e4m3 ``float8_e4m3fn``, e5m2
+``float8_e5m2``, e2m3 ``float6_e2m3fn``, e3m2 ``float6_e3m2fn``, e2m1 ``float4_e2m1fn``,
+ue8m0 ``float8_e8m0fnu``) is taken as an array of that dtype whose last axis holds the word's
+2 or 4 elements, element 0 first (the lowest bits of the word, as PTX places them), or as
+unsigned words; the last axis is consumed and the rest broadcast with the other operands.
+Its results come back in that form, with a trailing axis of ``Instr.result_lanes`` elements
+(``out=`` may be that or the words). ue5m3x2 and s2f6x2, which ml_dtypes lacks, stay words
+(``uint16``, element 0 in the low byte). A tf32 result (``cvt.rna.tf32.f32``) is a float32:
+tf32 is the top 19 bits of an f32 word.
+
+>>> import ml_dtypes
+>>> x = np.array([[1.0, 500.0], [-0.3, np.nan]], np.float32)
+>>> ptxfp.eval("cvt.rn.satfinite.e4m3x2.f32", x[:, 1], x[:, 0])  # a is element 1
+array([[1, 448],
+       [-0.3125, nan]], dtype=dtype(float8_e4m3fn))
+
+The same conversion by ml_dtypes (``x.astype(ml_dtypes.float8_e4m3fn)``) differs from the
+instructions where the formats' rules do (python/tests/test_narrow.py lists every case):
+ml_dtypes gives NaN or Inf beyond the largest finite value where ``.satfinite`` gives ±max,
+keeps the sign of a NaN where PTX writes 0x7F, has no NaN code in FP6/FP4 (a NaN input gives
+-0, PTX +max), and rounds to nearest for ue8m0, which PTX only rounds with ``.rz``/``.rp``.
 """
 
 from __future__ import annotations
@@ -35,6 +58,7 @@ try:  # bf16 values need ml_dtypes; without it bf16 operands and results are uin
 
     _BFLOAT16: Optional[np.dtype] = np.dtype(_ml_dtypes.bfloat16)
 except ImportError:  # pragma: no cover - exercised where ml_dtypes is absent
+    _ml_dtypes = None
     _BFLOAT16 = None
 
 __all__ = ["Instr", "eval", "ops", "simd_level", "sweep", "merge", "plot", "Report", "DEFAULT_ARCH"]
@@ -51,6 +75,103 @@ def _dtype_name(dt: np.dtype) -> str:
     return "bfloat16" if _BFLOAT16 is not None and dt == _BFLOAT16 else dt.name
 
 
+#: The narrow formats that an ml_dtypes dtype encodes the same way (ue5m3 and s2f6 have none;
+#: an older ml_dtypes may lack some, whose types then stay words).
+_ML_DTYPES = {
+    "e4m3": "float8_e4m3fn",
+    "e5m2": "float8_e5m2",
+    "e2m3": "float6_e2m3fn",
+    "e3m2": "float6_e3m2fn",
+    "e2m1": "float4_e2m1fn",
+    "ue8m0": "float8_e8m0fnu",
+}
+
+
+class _Lanes:
+    """A packed narrow type (``e4m3x2``, ``e2m1x4``, ...) as an array of its ml_dtypes dtype
+    whose last axis holds the word's elements, element 0 (the lowest bits) first: one code per
+    byte (the FP6 codes in bits 5:0, as both PTX and ml_dtypes store them), e2m1 one per
+    nibble of the word and one per byte (its low nibble) in the array."""
+
+    __slots__ = ("ptx", "dtype", "lanes", "nibbles", "word", "mask")
+
+    def __init__(self, ptx: str, dtype: np.dtype, lanes: int) -> None:
+        self.ptx, self.dtype, self.lanes = ptx, dtype, lanes
+        element = ptx[:-2]
+        self.nibbles = element == "e2m1"
+        self.word = _WORDS[(4 if self.nibbles else 8) * lanes]
+        self.mask = {"e2m1": 0x0F, "e2m3": 0x3F, "e3m2": 0x3F}.get(element, 0xFF)
+
+    @staticmethod
+    def of(ptx: str) -> "Optional[_Lanes]":
+        if _ml_dtypes is None or len(ptx) < 3 or ptx[-2:] not in ("x2", "x4"):
+            return None
+        name = _ML_DTYPES.get(ptx[:-2])
+        scalar = getattr(_ml_dtypes, name, None) if name else None
+        return None if scalar is None else _Lanes(ptx, np.dtype(scalar), int(ptx[-1]))
+
+    def describe(self) -> str:
+        return f"{self.dtype.name} with a last axis of {self.lanes} (element 0 first)"
+
+    def to_words(self, array: np.ndarray) -> np.ndarray:
+        """An array of shape (..., lanes) as the words of shape (...)."""
+        codes = np.ascontiguousarray(array).view(np.uint8)
+        if self.mask != 0xFF:
+            codes = codes & np.uint8(self.mask)
+        if not self.nibbles:
+            return np.ascontiguousarray(codes).view(self.word)[..., 0]
+        words = codes[..., 0].astype(self.word)
+        for k in range(1, self.lanes):
+            words |= codes[..., k].astype(self.word) << self.word.type(4 * k)
+        return words
+
+    def from_words(self, words: np.ndarray, out: np.ndarray) -> None:
+        """Words of shape (...) into ``out`` of shape (..., lanes) (e2m1 only: the byte forms
+        are written in place)."""
+        shifts = np.arange(0, 4 * self.lanes, 4, dtype=self.word)
+        out.view(np.uint8)[...] = (words[..., None] >> shifts) & self.word.type(0x0F)
+
+
+_VALUES = {"f16": np.dtype(np.float16), "f32": np.dtype(np.float32), "tf32": np.dtype(np.float32), "f64": np.dtype(np.float64)}
+if _BFLOAT16 is not None:
+    _VALUES["bf16"] = _BFLOAT16
+_SIGNED = {8: np.dtype(np.int8), 16: np.dtype("<i2"), 32: np.dtype("<i4"), 64: np.dtype("<i8")}
+
+
+class _Operand:
+    """What one source operand accepts: ``plain``, the value and word dtypes (the natural one
+    first), and ``lanes``, the ml_dtypes form of a packed narrow type; every one becomes words
+    of the source width, an operand narrower than it (a scale, an f16 operand of the mixed
+    f32 arithmetic) zero-extended."""
+
+    __slots__ = ("ptx", "width", "plain", "lanes", "wide")
+
+    def __init__(self, ptx: str, width: int, wide: np.dtype, shared: tuple) -> None:
+        self.ptx, self.width, self.wide = ptx, width, wide
+        self.lanes = _Lanes.of(ptx)
+        plain = [_VALUES[ptx]] if ptx in _VALUES else []
+        if ptx[:1] == "s" and ptx[1:].isdigit():
+            plain.append(_SIGNED[width])
+        plain.append(_WORDS[width])
+        if ptx[:1] == "u" and ptx[1:].isdigit():
+            plain.append(_SIGNED[width])
+        if width == wide.itemsize * 8:
+            plain += [d for d in shared if d not in plain]  # as before: rbits as float32 words
+        else:
+            plain.append(wide)
+        self.plain = tuple(plain)
+
+    @property
+    def dtypes(self) -> tuple:
+        return self.plain if self.lanes is None else (self.lanes.dtype,) + self.plain
+
+    def widen(self, array: np.ndarray) -> np.ndarray:
+        """An array of one of the accepted dtypes as source words (zero-extended)."""
+        if array.dtype.itemsize == self.wide.itemsize:
+            return array
+        return array.view(_WORDS[array.dtype.itemsize * 8]).astype(self.wide)
+
+
 class Instr:
     """One instruction on one architecture, checked once; ``eval`` applies it to arrays.
 
@@ -60,7 +181,7 @@ class Instr:
     threads.
     """
 
-    __slots__ = ("_native", "_source_dtypes", "_result_dtype", "_word_in", "_word_out")
+    __slots__ = ("_native", "_operands", "_result_dtype", "_lanes_out", "_word_in", "_word_out")
 
     def __init__(self, spelling: str, arch: str = DEFAULT_ARCH) -> None:
         if not isinstance(spelling, str):
@@ -69,16 +190,23 @@ class Instr:
             raise TypeError(f"arch must be a str such as 'sm_90', not {type(arch).__name__}")
         native = _ptxfp.NativeInstr(spelling, arch)
         self._native = native
-        accepted = [np.dtype(name) for name in native.source_dtypes]
-        if native.source_type == "bf16" and _BFLOAT16 is not None:
-            accepted.insert(0, _BFLOAT16)
-        self._source_dtypes = tuple(accepted)
-        result = np.dtype(native.result_dtype)
-        if native.result_type == "bf16" and native.result_is_value and _BFLOAT16 is not None:
-            result = _BFLOAT16
-        self._result_dtype = result
         self._word_in = _WORDS[native.source_bits]
         self._word_out = _WORDS[native.result_bits]
+        # What `ptxfp run` reads for the operands of the source width (the value dtype of the
+        # first operand's format, the words); each operand adds the dtypes of its own type.
+        shared = tuple(np.dtype(name) for name in native.source_dtypes)
+        self._operands = tuple(
+            _Operand(t, width, self._word_in, shared) for t, width in zip(native.source_types, native.source_widths)
+        )
+        result = np.dtype(native.result_dtype)
+        self._lanes_out = _Lanes.of(native.result_type) if native.result_is_value else None
+        if self._lanes_out is not None:
+            result = self._lanes_out.dtype
+        elif native.result_type == "bf16" and native.result_is_value and _BFLOAT16 is not None:
+            result = _BFLOAT16
+        elif native.result_type == "tf32":
+            result = np.dtype(np.float32)  # the top 19 bits of an f32 word: an f32 value
+        self._result_dtype = result
 
     @property
     def spelling(self) -> str:
@@ -96,7 +224,7 @@ class Instr:
 
     @property
     def source_type(self) -> str:
-        """PTX type of the operands (``f32``, ``bf16x2``, ``s32``, ...)."""
+        """PTX type of the (first) operand (``f32``, ``bf16x2``, ``s32``, ...)."""
         return self._native.source_type
 
     @property
@@ -104,14 +232,52 @@ class Instr:
         return self._native.result_type
 
     @property
+    def source_types(self) -> tuple:
+        """PTX type of each source operand in order: ``cvt.rs`` ends with its random bits
+        (``u32``), a ``.scaled::n2::ue8m0`` form with its scales (``ue8m0x2``),
+        ``fma.rn.f32.f16`` takes ``f16``, ``f16``, ``f32``."""
+        return tuple(op.ptx for op in self._operands)
+
+    @property
     def source_dtypes(self) -> tuple:
-        """The dtypes an operand array may have, the natural one first."""
-        return self._source_dtypes
+        """The dtypes the first operand's array may have (``operand_dtypes(0)``; every
+        operand's where they share a type), the natural one first."""
+        return self.operand_dtypes(0)
+
+    def operand_dtypes(self, k: int) -> tuple:
+        """The dtypes operand ``k`` (from 0) may have, the natural one first: the values of its
+        format (float16, float32, float64, bfloat16; float32 for tf32), for a packed narrow type
+        with an ml_dtypes dtype that dtype (``e4m3x2``: ``float8_e4m3fn``, arrays whose last
+        axis has ``operand_lanes(k)`` elements), the unsigned word of its type (and for an
+        integer type the signed one), and the words of the source width when its type is
+        narrower (zero-extended)."""
+        return self._operands[k].dtypes
+
+    @property
+    def source_lanes(self) -> Optional[int]:
+        """``operand_lanes(0)``."""
+        return self.operand_lanes(0)
+
+    def operand_lanes(self, k: int) -> Optional[int]:
+        """The length of the last axis of operand ``k`` given in the ml_dtypes dtype of its
+        packed narrow type (2 or 4: the word's elements, element 0 first), or None where its
+        type has no such dtype."""
+        lanes = self._operands[k].lanes
+        return None if lanes is None else lanes.lanes
 
     @property
     def result_dtype(self) -> np.dtype:
-        """The dtype of the result (the unsigned word dtype is accepted for ``out`` too)."""
+        """The dtype of the result (the unsigned word dtype is accepted for ``out`` too). A
+        packed narrow result with an ml_dtypes dtype has a trailing axis of ``result_lanes``;
+        a tf32 result is a float32."""
         return self._result_dtype
+
+    @property
+    def result_lanes(self) -> Optional[int]:
+        """The length of the trailing axis of a result (the word's 2 or 4 elements, element 0
+        first) when it is returned as ml_dtypes values of a packed narrow type, else None: the
+        result has the operands' broadcast shape."""
+        return None if self._lanes_out is None else self._lanes_out.lanes
 
     @property
     def evidence(self) -> str:
@@ -132,35 +298,48 @@ class Instr:
         return f"ptxfp.Instr({self.spelling!r}, arch={self.arch!r})"
 
     def _operand(self, k: int, op: Any) -> np.ndarray:
-        """Operand ``k`` as an array of one of the accepted dtypes."""
+        """Operand ``k`` as an array of the source words (of any shape)."""
         name = f"operand {k + 1} of {self.spelling}"
+        spec = self._operands[k]
         if isinstance(op, (bool, np.bool_)):
             raise TypeError(f"{name} is a bool; it must be a number or an array")
         if isinstance(op, (int, float)):
-            return self._python_scalar(name, op)
+            return spec.widen(self._python_scalar(spec, name, op))
         array = np.asarray(op)
+        if array.dtype.itemsize == 1 and not array.dtype.isnative:
+            array = array.view(array.dtype.newbyteorder("="))  # one byte has no byte order
         if array.dtype.byteorder == ">":
             raise TypeError(f"{name} is a big-endian array; convert it with .astype('{array.dtype.newbyteorder('<').str}')")
-        if array.dtype not in self._source_dtypes:
-            names = " or ".join(_dtype_name(d) for d in self._source_dtypes)
+        lanes = spec.lanes
+        if lanes is not None and array.dtype == lanes.dtype:
+            if array.ndim == 0 or array.shape[-1] != lanes.lanes:
+                raise TypeError(
+                    f"{name} is a {lanes.dtype.name} array of shape {array.shape} but {self.spelling} takes "
+                    f"{lanes.ptx} operands as {lanes.describe()}, or {lanes.word.name} words"
+                )
+            return spec.widen(lanes.to_words(array))
+        if array.dtype not in spec.plain:
+            names = " or ".join(_dtype_name(d) for d in spec.plain)
+            if lanes is not None:
+                names = f"{lanes.describe()}, or {names}"
             raise TypeError(
-                f"{name} is a {_dtype_name(array.dtype)} array but {self.spelling} takes {self.source_type} "
-                f"operands ({self._word_in.itemsize * 8}-bit words; use {names})"
+                f"{name} is a {_dtype_name(array.dtype)} array but {self.spelling} takes {spec.ptx} "
+                f"operands ({spec.width}-bit words; use {names})"
             )
-        return array
+        return spec.widen(array)
 
-    def _python_scalar(self, name: str, op: Union[int, float]) -> np.ndarray:
+    def _python_scalar(self, spec: "_Operand", name: str, op: Union[int, float]) -> np.ndarray:
         """A Python number as a value of the operand's type (a word for the packed types)."""
-        natural = self._source_dtypes[0]
+        natural = spec.plain[0]
         if natural.kind == "f" or natural == _BFLOAT16:
             return np.asarray(op, dtype=natural)
-        if self.source_type == "bf16":
+        if spec.ptx == "bf16":
             raise TypeError(f"{name}: bf16 values need ml_dtypes (pip install ml_dtypes); without it pass uint16 bit patterns")
         if isinstance(op, float):
-            raise TypeError(f"{name} is a float but {self.spelling} takes {self.source_type} operands (integers or words)")
+            raise TypeError(f"{name} is a float but {self.spelling} takes {spec.ptx} operands (integers or words)")
         info = np.iinfo(natural)
         if not info.min <= op <= info.max:
-            raise ValueError(f"{name} is {op}, outside the range {info.min}..{info.max} of a {self.source_type} operand")
+            raise ValueError(f"{name} is {op}, outside the range {info.min}..{info.max} of a {spec.ptx} operand")
         return np.asarray(op, dtype=natural)
 
     def eval(self, *operands: Any, out: Optional[np.ndarray] = None) -> Any:
@@ -169,6 +348,12 @@ class Instr:
         Returns a new array of ``result_dtype`` (a NumPy scalar when every operand is a
         scalar), or ``out`` filled: an array of the broadcast shape, C-contiguous and writable,
         of ``result_dtype`` or the unsigned word dtype of the result's width.
+
+        Packed narrow types with an ml_dtypes dtype (``e4m3x2`` as ``float8_e4m3fn``, ...; see
+        the module's documentation): an operand of that dtype has a last axis of the word's
+        elements, element 0 first, which is consumed before broadcasting; the result has a
+        trailing axis of ``result_lanes`` elements (``out`` of the broadcast shape plus that
+        axis, or the words of the broadcast shape).
         """
         counts = self.operand_counts
         if len(operands) not in counts:
@@ -181,14 +366,21 @@ class Instr:
             shapes = ", ".join(str(a.shape) for a in arrays)
             raise ValueError(f"the operands of {self.spelling} have shapes {shapes}, which do not broadcast together") from None
         words = [np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1).view(self._word_in) for a in arrays]
+        lanes = self._lanes_out
         if out is None:
-            result = np.empty(shape, dtype=self._result_dtype)
+            result = np.empty(shape if lanes is None else shape + (lanes.lanes,), dtype=self._result_dtype)
         else:
             result = self._check_out(out, shape)
             # An operand that shares memory with `out` is read before anything is written.
             words = [w.copy() if np.may_share_memory(w, result) else w for w in words]
-        flat = result.reshape(-1).view(self._word_out)
-        self._native.eval_words([w.view(np.uint8) for w in words], flat.view(np.uint8))
+        if lanes is not None and result.dtype == lanes.dtype and lanes.nibbles:
+            flat = np.empty(int(np.prod(shape, dtype=np.int64)), dtype=self._word_out)
+            self._native.eval_words([w.view(np.uint8) for w in words], flat.view(np.uint8))
+            lanes.from_words(flat.reshape(shape), result)
+        else:
+            # The words themselves, or the bytes of a (..., lanes) array of one-byte codes.
+            flat = result.reshape(-1).view(np.uint8).view(self._word_out)
+            self._native.eval_words([w.view(np.uint8) for w in words], flat.view(np.uint8))
         if out is None and result.ndim == 0:
             return result[()]
         return result
@@ -212,13 +404,18 @@ class Instr:
     def _check_out(self, out: Any, shape: tuple) -> np.ndarray:
         if not isinstance(out, np.ndarray):
             raise TypeError(f"out must be a NumPy array, not {type(out).__name__}")
+        lanes = self._lanes_out
         if out.dtype not in (self._result_dtype, self._word_out):
+            natural = _dtype_name(self._result_dtype) if lanes is None else lanes.describe()
             raise TypeError(
                 f"out is a {_dtype_name(out.dtype)} array but {self.spelling} writes "
-                f"{_dtype_name(self._result_dtype)} (or {self._word_out.name} words)"
+                f"{natural} (or {self._word_out.name} words)"
             )
-        if out.shape != tuple(shape):
-            raise ValueError(f"out has shape {out.shape} but the operands broadcast to {tuple(shape)}")
+        want = tuple(shape)
+        if lanes is not None and out.dtype == lanes.dtype:
+            want += (lanes.lanes,)
+        if out.shape != want:
+            raise ValueError(f"out has shape {out.shape} but the operands broadcast to {tuple(shape)}, so it needs {want}")
         if not out.flags.c_contiguous:
             raise ValueError("out must be C-contiguous")
         if not out.flags.writeable:

@@ -63,6 +63,23 @@ impl NativeInstr {
         self.prepared.instr().source_type(0).name()
     }
 
+    /// PTX name of each source operand's type, in operand order, for the largest operand count
+    /// (`cvt.rs.satfinite.e4m3x4.f32`: four `f32` and the random bits' `u32`; a
+    /// `.scaled::n2::ue8m0` form's last operand is `ue8m0x2`).
+    #[getter]
+    fn source_types(&self) -> Vec<&'static str> {
+        let i = self.prepared.instr();
+        (0..i.operand_counts().last().copied().unwrap_or(0)).map(|k| i.source_type(k).name()).collect()
+    }
+
+    /// Width in bits of each source operand's type, in operand order (narrower than
+    /// `source_bits` for a scale, an f16 or bf16 operand of the mixed f32 arithmetic, …).
+    #[getter]
+    fn source_widths(&self) -> Vec<u32> {
+        let i = self.prepared.instr();
+        (0..i.operand_counts().last().copied().unwrap_or(0)).map(|k| i.source_type(k).bits()).collect()
+    }
+
     /// PTX name of the result's type.
     #[getter]
     fn result_type(&self) -> &'static str {

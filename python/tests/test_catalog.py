@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 import ptxfp
-
-WORDS = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+from narrow_forms import WORDS, ml_form, ml_to_words, words_to_ml
 
 
 def float_edges(bits, exp_bits):
@@ -138,40 +137,58 @@ def test_every_spelling_matches_its_scalar_definition_through_every_dtype_path(b
         # The widest operand's words (a scale operand may be wider than an e2m1x2 source).
         word_in = np.dtype(WORDS[instr._native.source_bits])
         assert source_bits(instr.source_type) <= word_in.itemsize * 8, spelling
-        word_out = np.dtype(WORDS[instr.result_dtype.itemsize * 8])
+        word_out = np.dtype(WORDS[instr._native.result_bits])
+        lanes = instr.result_lanes
         # Each operand within the bits of its type (a narrower scale or rbits operand, FP6
         # bytes without their padding bits).
         srcs = [s & np.array(mask, dtype=s.dtype) for s, mask in
                 zip(operand_words(instr.source_type, word_in.itemsize * 8, count), instr._native.operand_bits)]
         want = scalar(instr, srcs).astype(word_out)
 
+        def as_words(result):
+            return result.view(word_out) if lanes is None else ml_to_words(result, instr.result_type, word_out.itemsize * 8)
+
         # Raw words in, natural dtype out.
         got = instr.eval(*srcs)
         assert got.dtype == instr.result_dtype, spelling
-        check(mismatches, spelling, "words", got.view(word_out), want)
+        assert got.shape == (len(want),) + ((lanes,) if lanes else ()), spelling
+        check(mismatches, spelling, "words", as_words(got), want)
 
-        # Every other accepted dtype (values of the format, signed integers, bfloat16).
-        for dtype in instr.source_dtypes:
-            if dtype != word_in:
-                check(mismatches, spelling, f"{dtype} operands", instr.eval(*(s.view(dtype) for s in srcs)).view(word_out), want)
+        # Every other accepted dtype (values of the format, signed integers, bfloat16, the
+        # ml_dtypes forms of the narrow types, an operand narrower than the source words at
+        # its own width): the j-th of each operand's in the j-th evaluation.
+        others = [[d for d in instr.operand_dtypes(k) if d != word_in] for k in range(count)]
+        for j in range(max(map(len, others))):
+            ops = [as_dtype(s, alt[j], instr.source_types[k]) if j < len(alt) else s
+                   for k, (s, alt) in enumerate(zip(srcs, others))]
+            names = ",".join(str(o.dtype) for o in ops)
+            check(mismatches, spelling, f"{names} operands", as_words(instr.eval(*ops)), want)
 
         # out= in words and in the natural dtype.
         out = np.empty(len(want), dtype=word_out)
         assert instr.eval(*srcs, out=out) is out
         check(mismatches, spelling, "out= words", out, want)
-        out = np.empty(len(want), dtype=instr.result_dtype)
+        out = np.empty((len(want),) + ((lanes,) if lanes else ()), dtype=instr.result_dtype)
         instr.eval(*srcs, out=out)
-        check(mismatches, spelling, "out= natural", out.view(word_out), want)
+        check(mismatches, spelling, "out= natural", as_words(out), want)
 
         # Operand 1 a broadcast scalar, the others two-dimensional.
         if count > 1:
             first = srcs[0][:1].reshape(())
             rest = [s[:64].reshape(8, 8) for s in srcs[1:]]
-            got = instr.eval(first, *rest)
-            assert got.shape == (8, 8), spelling
+            got = instr.eval(first, *rest, out=np.empty((8, 8), word_out))
             wanted = scalar(instr, [np.full(64, first, dtype=word_in)] + [r.ravel() for r in rest]).astype(word_out)
-            check(mismatches, spelling, "broadcast", got.reshape(-1).view(word_out), wanted)
+            check(mismatches, spelling, "broadcast", got.reshape(-1), wanted)
     assert not mismatches, "\n".join(mismatches[:20])
+
+
+def as_dtype(words, dtype, ptx):
+    """Source words as an array of `dtype`: an ml_dtypes form of a packed narrow type, the
+    words or values of the operand's own width, or a dtype of the source width."""
+    form = ml_form(ptx)
+    if form and dtype == form[0]:
+        return words_to_ml(words, ptx)
+    return words.astype(WORDS[dtype.itemsize * 8]).view(dtype)
 
 
 def source_bits(source_type):

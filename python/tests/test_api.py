@@ -231,3 +231,23 @@ def test_bf16_values_and_words_agree():
     # bf16 operands as bfloat16 values or as uint16 words.
     s = ptxfp.eval("add.rn.bf16", b, b)
     assert np.array_equal(s.view(np.uint16), ptxfp.eval("add.rn.bf16", words, words).view(np.uint16))
+
+
+def test_mixed_precision_operands_take_their_own_dtypes():
+    # fma.rn.f32.f16: a and b are f16, c and d f32; each operand takes its own type's dtypes
+    # (or words of the widest, zero-extended).
+    instr = ptxfp.Instr("fma.rn.f32.f16", arch="sm_100a")
+    assert instr.source_types == ("f16", "f16", "f32")
+    assert instr.operand_dtypes(0) == (np.dtype(np.float16), np.dtype(np.uint16), np.dtype(np.uint32))
+    a = random_words(1 << 12, 16, 9).view(np.float16)
+    b = random_words(1 << 12, 16, 10).view(np.float16)
+    c = random_words(1 << 12, 32, 11).view(np.float32)
+    got = instr.eval(a, b, c)
+    assert got.dtype == np.float32
+    wide = [a.view(np.uint16).astype(np.uint32), b.view(np.uint16).astype(np.uint32)]
+    assert np.array_equal(instr.eval(*wide, c).view(np.uint32), got.view(np.uint32))
+    # The f32 instruction on the exactly widened operands (PTX ISA §9.7.5).
+    want = ptxfp.eval("fma.rn.f32", a.astype(np.float32), b.astype(np.float32), c)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+    with pytest.raises(TypeError, match="float16 or uint16 or uint32"):
+        instr.eval(c, b, c)

@@ -169,3 +169,217 @@ def test_dtype_reports():
     # A byte-order flag on one-byte codes is no byte order.
     x = np.array([[1.0, 2.0]], np.float32).astype(ML["e4m3"])
     assert ptxfp.eval("cvt.rn.f16x2.e4m3x2", x.astype(x.dtype.newbyteorder(">"))) == ptxfp.eval("cvt.rn.f16x2.e4m3x2", x)
+
+
+# ml_dtypes' own conversions against the instructions. Each comparison lists the reasons for
+# which their codes differ; every differing input must have one, and every listed reason must
+# occur. The counts are printed (pytest -s) and summarised in the module's documentation.
+
+#: Per format: the largest finite code, the sign bit, the value of the largest finite code.
+FORMATS = {
+    "e4m3": (0x7E, 0x80, 448.0),
+    "e5m2": (0x7B, 0x80, 57344.0),
+    "e2m3": (0x1F, 0x20, 7.5),
+    "e3m2": (0x1F, 0x20, 28.0),
+    "e2m1": (0x07, 0x08, 6.0),
+}
+
+
+def down_reasons(fmt, direction=None, satfinite=True, source="f32"):
+    """(name, test) pairs: test(x, ml, ptx) marks the inputs (x as float64, the codes as
+    integers) that differ for that reason."""
+    if fmt == "ue8m0":
+        return e8m0_reasons(direction, satfinite, source)
+    top, sign, largest = FORMATS[fmt]
+    neg = np.signbit
+
+    def signed(x, code):
+        return np.where(neg(x), code | sign, code)
+
+    reasons = []
+    if fmt == "e4m3":
+        reasons += [
+            ("NaN: ml_dtypes keeps a negative NaN's sign (0xFF), PTX writes 0x7F",
+             lambda x, ml, p: np.isnan(x) & neg(x) & (ml == 0xFF) & (p == 0x7F)),
+            ("Inf: ml_dtypes gives NaN (0x7F/0xFF, e4m3 has no Inf), .satfinite gives ±max (0x7E/0xFE)",
+             lambda x, ml, p: np.isinf(x) & (ml == signed(x, 0x7F)) & (p == signed(x, top))),
+            ("overflow: beyond 448 ml_dtypes rounds to NaN (0x7F/0xFF), .satfinite gives ±max (0x7E/0xFE)",
+             lambda x, ml, p: np.isfinite(x) & (abs(x) > largest) & (ml == signed(x, 0x7F)) & (p == signed(x, top))),
+        ]
+    elif fmt == "e5m2":
+        reasons += [
+            ("NaN: ml_dtypes writes 0x7E or 0xFE (the sign kept), PTX 0x7F",
+             lambda x, ml, p: np.isnan(x) & (ml == signed(x, 0x7E)) & (p == 0x7F)),
+            ("Inf: ml_dtypes keeps ±Inf (0x7C/0xFC), .satfinite gives ±max (0x7B/0xFB)",
+             lambda x, ml, p: np.isinf(x) & (ml == signed(x, 0x7C)) & (p == signed(x, top))),
+            ("overflow: beyond 57344 ml_dtypes rounds to ±Inf (0x7C/0xFC), .satfinite gives ±max (0x7B/0xFB)",
+             lambda x, ml, p: np.isfinite(x) & (abs(x) > largest) & (ml == signed(x, 0x7C)) & (p == signed(x, top))),
+        ]
+    else:
+        # float6/float4 have no NaN: ml_dtypes writes a zero of the opposite sign.
+        reasons.append((
+            f"NaN: ml_dtypes' {ML[fmt].name} has no NaN and gives a zero (+NaN −0 {sign:#04x}, −NaN +0), "
+            f"PTX gives +max ({top:#04x})",
+            lambda x, ml, p: np.isnan(x) & (ml == np.where(neg(x), 0, sign)) & (p == top)))
+    return reasons
+
+
+def e8m0_code(x, up):
+    """The ue8m0 code of 2^floor(log2 x) (up: 2^ceil(log2 x)) for positive finite x, from
+    frexp: x = m·2^e with m in [0.5, 1)."""
+    m, e = np.frexp(x)
+    return (e - 1 + 127) + (up & (m != 0.5))
+
+
+def e8m0_reasons(direction, satfinite, source):
+    up = direction == "rp"
+    big = 1.5 * 2.0**127  # from here ml_dtypes rounds past 2^127, onto its NaN
+
+    def positive(x):
+        return np.isfinite(x) & (x >= 2.0**-127) & (x < big)
+
+    def nearest(x):
+        m, _ = np.frexp(x)
+        return e8m0_code(x, False) + (2 * m >= 1.5)  # ties go up
+
+    reasons = [
+        ("zero: ml_dtypes gives NaN 0xFF (e8m0 has no zero), PTX 0x00 (2^−127)",
+         lambda x, ml, p: (x == 0) & (ml == 0xFF) & (p == 0x00)),
+        ("negative: ml_dtypes gives NaN 0xFF, PTX converts the magnitude (the sign is ignored)",
+         lambda x, ml, p: np.isfinite(x) & (x < 0) & (ml == 0xFF) & (p == PTX_OF_MAGNITUDE[0](-x))),
+        ("from 1.5·2^127 up (±Inf too under .satfinite): ml_dtypes gives NaN 0xFF, PTX 2^127 (0xFE)",
+         lambda x, ml, p: ~np.isnan(x) & (abs(x) >= big) & (ml == 0xFF) & (p == 0xFE)),
+        (f"rounding: ml_dtypes rounds to nearest (ties up), .{direction} {'up' if up else 'toward zero'}",
+         lambda x, ml, p: positive(x) & (ml == nearest(x)) & (p == e8m0_code(x, up))),
+    ]
+    if not satfinite and (up or source == "f16"):
+        del reasons[2]  # .rp gives 0xFF there too, and without .satfinite ±Inf too; f16 stays below 2^16
+    return reasons
+
+
+#: The instruction of the comparison at hand applied to magnitudes (for the e8m0 sign reason).
+PTX_OF_MAGNITUDE = [None]
+
+
+def ptx_codes(spelling, arch, x, source):
+    """Element 0 of the instruction's result on each value of x: f32 as operand b (element 0)
+    with a = 0, f16/bf16 as element 0 of the pair."""
+    if source == "f32":
+        words = ptxfp.eval(spelling, np.zeros_like(x), x, arch=arch, out=np.empty(x.shape, WORDS[16 if "e2m1" not in spelling else 8]))
+    else:
+        pair = x.view(np.uint16).astype(np.uint32)
+        words = ptxfp.eval(spelling, pair, arch=arch, out=np.empty(x.shape, WORDS[16 if "e2m1" not in spelling else 8]))
+    return (words & (0x0F if "e2m1x2" in spelling else 0xFF)).astype(np.int64)
+
+
+def edge_biased_f32(n, seed):
+    """n random f32 words, n with exponents around the narrow formats' ranges and fractions
+    cut at a random bit (exact values of every format, ties, and ±1 ulp around them), and every
+    special: zeros, subnormals, the largest finite, infinities, NaNs with payloads."""
+    rng = np.random.default_rng(seed)
+    plain = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+    exponent = rng.integers(127 - 130, 127 + 131, n).clip(0, 254).astype(np.uint32)
+    cut = rng.integers(0, 24, n).astype(np.uint32)
+    frac = (rng.integers(0, 1 << 23, n, dtype=np.uint64).astype(np.uint32) >> cut) << cut
+    frac |= np.where(rng.random(n) < 0.3, (np.uint32(1) << cut) >> np.uint32(1), 0).astype(np.uint32)  # ties
+    sign = rng.integers(0, 2, n).astype(np.uint32) << np.uint32(31)
+    edge = ((sign | exponent << np.uint32(23) | frac & np.uint32(0x7FFFFF)).astype(np.int64) + rng.integers(-1, 2, n)) & 0xFFFFFFFF
+    specials = np.array([0, 1, 2, 0x7FFFFF, 0x800000, 0x7F7FFFFF, 0x7F800000, 0x7F800001, 0x7FC00000, 0x7FFFFFFF,
+                         0x7FA00000, 0x7F7FE000, 0x3F800000, 0x43E80000, 0x47700000], np.uint32)  # 464, 61440
+    specials = np.concatenate([specials, specials | np.uint32(0x80000000)])
+    return np.concatenate([plain, edge.astype(np.uint32), specials]).view(np.float32)
+
+
+def down_comparisons():
+    """(label, ml_dtypes dtype name, spelling, arch, source, e8m0 direction) of every .rn
+    down-conversion to a format ml_dtypes has (and the .rz and .rp ones to ue8m0) from f32,
+    f16x2 and bf16x2."""
+    lowest = {e["spelling"]: e["lowest_target"] for e in ptxfp.ops()}
+    found = []
+    for fmt in ML:
+        for source, operand in (("f32", "f32"), ("f16", "f16x2"), ("bf16", "bf16x2")):
+            spellings = [f"cvt.rn.satfinite.{fmt}x2.{operand}"] if fmt != "ue8m0" else [
+                f"cvt.{d}{s}.ue8m0x2.{operand if operand != 'f16x2' else 'f32'}" for d in ("rz", "rp") for s in ("", ".satfinite")]
+            for s in spellings:
+                if s in lowest:
+                    found.append((fmt, source, s, lowest[s], s.split(".")[1]))
+    return found
+
+
+DOWN = down_comparisons()
+
+
+def source_values(source):
+    if source == "f32":
+        return edge_biased_f32(1 << 20, 11)
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    return every.view(np.float16 if source == "f16" else BF16)
+
+
+def test_every_down_conversion_has_a_comparison():
+    assert len(DOWN) == 5 * 3 + 4 * 3  # e8m0: rz, rp, each with and without .satfinite; f16 through f32
+    assert len(edge_biased_f32(1 << 20, 11)) >= 2 * 10**6
+
+
+@pytest.mark.parametrize("fmt, source, spelling, arch, direction", DOWN, ids=[f"{d[2]}<-{d[1]}" for d in DOWN])
+def test_where_ml_dtypes_casts_differ_from_the_instruction(fmt, source, spelling, arch, direction, capsys):
+    with np.errstate(invalid="ignore"):  # NaN inputs
+        compare_down(fmt, source, spelling, arch, direction, capsys)
+
+
+def compare_down(fmt, source, spelling, arch, direction, capsys):
+    x = source_values(source)
+    with np.errstate(all="ignore"):
+        ml = x.astype(ML[fmt]).view(np.uint8).astype(np.int64)
+    # f16 to ue8m0 has no f16x2 instruction: through f32, which holds every f16 exactly.
+    values = x.astype(np.float32) if source == "f16" and fmt == "ue8m0" else x
+    via = "f32" if values.dtype == np.float32 else source
+    p = ptx_codes(spelling, arch, values, via)
+    PTX_OF_MAGNITUDE[0] = lambda m: ptx_codes(spelling, arch, m.astype(values.dtype), via)
+    xf = x.astype(np.float64)
+    differ = ml != p
+    counts = collections.Counter()
+    left = differ.copy()
+    for name, test in down_reasons(fmt, direction, "satfinite" in spelling, source):
+        hit = left & test(xf, ml, p)
+        counts[name] = int(hit.sum())
+        left &= ~hit
+    unexplained = np.flatnonzero(left)
+    assert len(unexplained) == 0, [(float(xf[i]), hex(ml[i]), hex(p[i])) for i in unexplained[:10]]
+    assert all(counts.values()), counts  # every listed reason occurs
+    with capsys.disabled():
+        print(f"\n{spelling} vs astype({ML[fmt].name}) on {len(x)} {source} inputs: {int(differ.sum())} differ")
+        for name, n in counts.items():
+            print(f"    {n:8d}  {name}")
+
+
+UP = [(fmt, dst) for fmt in ML for dst in ("f16x2", "bf16x2")]
+
+
+@pytest.mark.parametrize("fmt, dst", UP)
+def test_where_ml_dtypes_up_casts_differ_from_the_instruction(fmt, dst, capsys):
+    lowest = {e["spelling"]: e["lowest_target"] for e in ptxfp.ops()}
+    spelling = f"cvt.rn.{dst}.{fmt}x2"
+    if spelling not in lowest:
+        assert (fmt, dst) == ("ue8m0", "f16x2")  # PTX converts ue8m0 to bf16x2 only
+        return
+    bits = {"e2m1": 4, "e2m3": 6, "e3m2": 6}.get(fmt, 8)
+    codes = np.arange(1 << bits, dtype=np.uint8)
+    target = np.float16 if dst == "f16x2" else BF16
+    ml = codes.view(ML[fmt]).astype(target).view(np.uint16)
+    words = ptxfp.eval(spelling, codes.astype(np.uint16 if bits > 4 else np.uint8), arch=lowest[spelling],
+                       out=np.empty(len(codes), np.uint32))
+    p = (words & 0xFFFF).astype(np.uint16)
+    quiet = 0x7E00 if dst == "f16x2" else 0x7FC0
+    is_nan = np.isnan(codes.view(ML[fmt]).astype(np.float32))
+    sign = np.where(np.signbit(codes.view(ML[fmt]).astype(np.float32)), 0x8000, 0)
+    reason = is_nan & (ml == quiet | sign) & (p == 0x7FFF)
+    differ = ml != p
+    assert not np.any(differ & ~reason), [(hex(c), hex(a), hex(b)) for c, a, b in zip(codes[differ], ml[differ], p[differ])]
+    expected = {"e4m3": 2, "e5m2": 6, "ue8m0": 1}.get(fmt, 0)  # the NaN codes
+    assert int(differ.sum()) == expected
+    if expected:
+        with capsys.disabled():
+            print(f"\n{spelling} vs astype({np.dtype(target).name}) on all {len(codes)} codes: {expected} differ: "
+                  f"NaN codes {', '.join(hex(c) for c in codes[differ])}: ml_dtypes gives the quiet NaN "
+                  f"{quiet:#06x} with the code's sign, PTX the canonical 0x7FFF")

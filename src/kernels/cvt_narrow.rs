@@ -15,8 +15,9 @@
 //!   an f32 subnormal, whose `sig` lacks it) is shifted right by `s = 23 − (p − 1) +
 //!   max(0, emin + 127 − E)`, at most 25 (beyond, every bit is below half a unit), which leaves
 //!   it in units of the grid's spacing at that magnitude;
-//! - the discarded bits round it up or not as the direction says (to nearest: above half, or
-//!   at half with an odd result);
+//! - rounded by one addition before the shift: to nearest even, half a unit less one plus the
+//!   last kept bit; upward, a unit less one (`sig` < 2^24 and `s` ≤ 25, so nothing
+//!   overflows);
 //! - the code is `(max(0, E − (emin + 127)) << (p − 1)) + kept`: below 2^emin `kept` is the
 //!   subnormal code itself, above it holds the leading bit, which adds the one of the biased
 //!   exponent field, and a carry out of the fraction moves to the next binade by itself;
@@ -140,17 +141,17 @@ fn down<R: Dir>(x: u32x16, d: Params) -> u32x16 {
         let e = e.max(splat(1));
         let below = (i32x16::splat(d.lift) - e.cast_signed()).max(i32x16::splat(0)).cast_unsigned();
         let s = (splat(23 - d.frac_bits) + below).min(splat(25));
-        let kept = sig >> s;
-        let rest = sig & ((splat(1) << s) - splat(1));
-        let half = splat(1) << (s - splat(1));
-        let up = match R::R {
-            Rounding::Rn => rest.simd_gt(half) | (rest.simd_eq(half) & (kept & splat(1)).simd_ne(zero)),
+        // Rounded in one addition: to nearest even, half a unit less one plus the last kept
+        // bit; upward, a unit less one.
+        let unit = splat(1) << s;
+        let increment = match R::R {
+            Rounding::Rn => (unit >> 1) - splat(1) + ((sig >> s) & splat(1)),
             Rounding::Rz => zero,
-            Rounding::Rp => rest.simd_ne(zero) & !neg,
-            Rounding::Rm => rest.simd_ne(zero) & neg,
+            Rounding::Rp => (unit - splat(1)) & !neg,
+            Rounding::Rm => (unit - splat(1)) & neg,
         };
         let field = (e.cast_signed() - i32x16::splat(d.lift)).max(i32x16::splat(0)).cast_unsigned();
-        (field << d.frac_bits) + kept + (up & splat(1))
+        (field << d.frac_bits) + ((sig + increment) >> s)
     } else {
         // ue8m0, .rz or .rp: the biased exponent, plus one for a nonzero remainder under .rp.
         let up = match R::R {

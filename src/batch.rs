@@ -109,6 +109,9 @@ pub enum BatchError {
 pub enum BatchPath {
     /// A SIMD kernel (src/kernels/).
     Simd,
+    /// A table of the scalar definition over every element value, built on first use
+    /// (the low-precision up-conversions, src/kernels/cvt_narrow.rs).
+    Table,
     /// The scalar definition, element by element.
     Scalar,
 }
@@ -117,6 +120,7 @@ impl BatchPath {
     pub const fn name(self) -> &'static str {
         match self {
             BatchPath::Simd => "simd",
+            BatchPath::Table => "table",
             BatchPath::Scalar => "scalar",
         }
     }
@@ -253,6 +257,7 @@ impl Instr {
     /// How batch evaluation computes this instruction at the active level.
     pub fn batch_path(&self, target: Target) -> BatchPath {
         match kernels::select(self, target) {
+            Some(kernels::Kernel::Table(_)) => BatchPath::Table,
             Some(_) => BatchPath::Simd,
             None => BatchPath::Scalar,
         }

@@ -3,7 +3,8 @@
 //! `.rp`: to the x2 FP8, FP6 and FP4 types, ue8m0x2 and ue5m3x2, to tf32 (and its `.rna`, ptxas's
 //! integer sequence), and the `.satfinite` f16/bf16 forms, with `.satfinite` and `.relu`,
 //! sixteen elements at a time in 32-bit lanes. The stochastic (`.rs`), scaled, x4 and s2f6
-//! forms and the up-conversions run their scalar definition.
+//! down-conversions run their scalar definition; the up-conversions, whose every element is one
+//! of at most 2^16 (code, scale) pairs, read a table of the scalar definition ([`up_by_table`]).
 //!
 //! An f16 or bf16 element is first widened to f32 (exact: convert.rs's [`half_to_f32`]), so
 //! every source is an f32 encoding `x`. Its magnitude is rounded onto the destination's grid
@@ -35,7 +36,7 @@ use super::level::Isa;
 use super::Kernel;
 use crate::format::Format;
 use crate::kernels::simd::{i32x16, u16x16, u32x16};
-use crate::ops::cvt_narrow::{Dest, Round};
+use crate::ops::cvt_narrow::{self, Conversion, Dest, Round};
 use crate::ptx::{Instr, Type};
 use crate::round::Rounding;
 
@@ -45,7 +46,10 @@ const N: usize = 16;
 /// The kernel of a low-precision conversion this file has.
 pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
     let c = instr.conversion();
-    if c.scaled || c.from.narrow().is_some() || c.to == Type::S2f6x2 || c.to.lanes() == 4 {
+    if c.from.narrow().is_some() {
+        return Some(Kernel::Table(up_by_table));
+    }
+    if c.scaled || c.to == Type::S2f6x2 || c.to.lanes() == 4 {
         return None;
     }
     let ue8m0 = c.to == Type::Ue8m0x2;
@@ -282,4 +286,63 @@ fn tf32_rna<L: Isa>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
             r.to_array()
         },
     );
+}
+
+/// The result element of every (code, scale byte) pair of an up-conversion, element 0's
+/// scalar definition (`cvt_narrow::eval` on a word holding the pair in element 0): each element
+/// of a word is converted on its own, so element 1 reads the same table. Indexed by the code
+/// (its padding bits cleared, as the scalar batch path ignores them) plus, for
+/// `.scaled::n2::ue8m0`, the scale byte times 2^(code width). Built on first use and kept:
+/// at most 2^16 entries (128 KiB) per spelling.
+fn up_table(c: Conversion) -> &'static [u16] {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static TABLES: OnceLock<Mutex<HashMap<Conversion, &'static [u16]>>> = OnceLock::new();
+    let mut tables = TABLES.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    tables.entry(c).or_insert_with(|| {
+        let width = c.from.element_bits();
+        let code_mask = c.from.code_bits() & ((1 << width) - 1);
+        let scales = if c.scaled { 256 } else { 1 };
+        let table: Vec<u16> = (0..scales << width)
+            .map(|i: u64| {
+                let code = i & code_mask;
+                let word =
+                    if c.scaled { cvt_narrow::eval(&c, &[code, i >> width]) } else { cvt_narrow::eval(&c, &[code]) };
+                word as u16
+            })
+            .collect();
+        Vec::leak(table)
+    })
+}
+
+/// An up-conversion (to f16x2 or bf16x2) by [`up_table`]: the codes in the first operand's
+/// words (8-bit e2m1x2 or 16-bit words; 16-bit words for all operands of a scaled form), the
+/// scales in the second's.
+fn up_by_table(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+    let c = instr.conversion();
+    let table = up_table(c);
+    let width = c.from.element_bits();
+    let element = (1u32 << width) - 1;
+    let out: &mut [u32] = words_mut(dst);
+    let convert = |word: u32, scales: u32| {
+        let index = |lane: u32| {
+            let code = (word >> (lane * width)) & element;
+            let scale = (scales >> (8 * lane)) & 0xFF;
+            (code | scale << width) as usize
+        };
+        u32::from(table[index(0)]) | u32::from(table[index(1)]) << 16
+    };
+    match (instr.source_bits(), c.scaled) {
+        (8, _) => out.iter_mut().zip(srcs[0]).for_each(|(d, &w)| *d = convert(u32::from(w), 0)),
+        (_, false) => {
+            let codes: &[u16] = words(srcs[0]);
+            out.iter_mut().zip(codes).for_each(|(d, &w)| *d = convert(u32::from(w), 0));
+        }
+        (_, true) => {
+            let (codes, scales): (&[u16], &[u16]) = (words(srcs[0]), words(srcs[1]));
+            out.iter_mut()
+                .zip(codes.iter().zip(scales))
+                .for_each(|(d, (&w, &s))| *d = convert(u32::from(w), u32::from(s)));
+        }
+    }
 }

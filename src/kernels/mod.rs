@@ -73,6 +73,9 @@ pub(crate) enum Kernel {
     /// Operand and result words of different widths (`cvt`), passed as their bytes, which
     /// the kernel reads back as the words they are.
     Bytes(fn(&Instr, &[&[u8]], &mut [u8])),
+    /// As `Bytes`, by a table of the scalar definition over every element the instruction
+    /// can see, built once (cvt_narrow.rs's up-conversions).
+    Table(fn(&Instr, &[&[u8]], &mut [u8])),
 }
 
 impl Kernel {
@@ -82,7 +85,7 @@ impl Kernel {
             Kernel::W32(f) | Kernel::F32Unary { block: f, .. } => call(f, instr, srcs, dst),
             Kernel::W16(f) => call(f, instr, srcs, dst),
             Kernel::W64(f) => call(f, instr, srcs, dst),
-            Kernel::Bytes(f) => call(f, instr, srcs, dst),
+            Kernel::Bytes(f) | Kernel::Table(f) => call(f, instr, srcs, dst),
         }
     }
 

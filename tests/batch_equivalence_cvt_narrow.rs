@@ -3,14 +3,15 @@
 //! level the processor has.
 //!
 //! - Every down-conversion from f32, f16x2 and bf16x2 in `.rn`, `.rz` or `.rp` (and tf32's
-//!   `.rna`) must be vectorized, and every up-conversion (by a table of the scalar
-//!   definition); the stochastic, scaled, x4 and s2f6 down-conversions run their scalar
+//!   `.rna`) and by `.rs` (x2 and x4) must be vectorized, and every up-conversion (by a table
+//!   of the scalar definition); the scaled and s2f6 down-conversions run their scalar
 //!   definition (this test lists them, so that a new kernel shows up here).
 //! - Up-conversions: every code word (with every scale byte in each element for the scaled
 //!   forms).
 //! - From f16x2 and bf16x2: every 16-bit value in each element, the other element
 //!   edge-biased.
-//! - From f32: 2^21 operand words per spelling, aimed at the destination's grid: every
+//! - From f32: 2^21 operand words per spelling (`.rs`: random bits uniform or with fields at
+//!   their carry thresholds), aimed at the destination's grid: every
 //!   exponent from below its smallest subnormal to above its largest binade, fractions with
 //!   few bits, ties and their neighbours, the largest finite values and their rounding
 //!   boundary, plus specials (zeros, infinities, NaNs with payloads) and uniform bits.
@@ -33,6 +34,7 @@ fn vectorized(i: &Instr) -> bool {
     let round = match i.mode() {
         Mode::Round(_) => !(to == Type::Ue8m0x2 && i.rounding() == ptxfp::Rounding::Rn),
         Mode::TiesAway => true,
+        Mode::Stochastic => return true,
         _ => false,
     };
     round && !modifiers.scaled && from.narrow().is_none() && to != Type::S2f6x2 && to.lanes() != 4
@@ -58,7 +60,7 @@ fn every_down_conversion_in_a_direction_is_vectorized_and_the_rest_are_listed() 
         assert!(!instr.is_vectorized(*target), "{instr} has a kernel: count it in `vectorized`");
     }
     eprintln!("{} low-precision spellings vectorized, {} scalar", all.len(), scalar.len());
-    assert!(all.len() >= 130, "{} vectorized", all.len());
+    assert!(all.len() >= 190, "{} vectorized", all.len());
 }
 
 /// An f32 operand aimed at a destination of precision `p` whose finite binades are
@@ -102,11 +104,11 @@ fn grid_of(to: Type) -> (i32, i32, i32) {
         Type::Tf32 => (11, -126, 127),
         Type::F16 | Type::F16x2 => (11, -14, 15),
         Type::BF16 | Type::BF16x2 => (8, -126, 127),
-        Type::E4m3x2 => (4, -6, 8),
-        Type::E5m2x2 => (3, -14, 15),
-        Type::E2m3x2 => (4, 0, 2),
-        Type::E3m2x2 => (3, -2, 4),
-        Type::E2m1x2 => (2, 0, 2),
+        Type::E4m3x2 | Type::E4m3x4 => (4, -6, 8),
+        Type::E5m2x2 | Type::E5m2x4 => (3, -14, 15),
+        Type::E2m3x2 | Type::E2m3x4 => (4, 0, 2),
+        Type::E3m2x2 | Type::E3m2x4 => (3, -2, 4),
+        Type::E2m1x2 | Type::E2m1x4 => (2, 0, 2),
         Type::Ue8m0x2 => (1, -127, 127),
         Type::Ue5m3x2 => (4, -14, 15),
         other => panic!("no kernel to {other:?}"),
@@ -150,8 +152,23 @@ fn from_f32_aimed_at_each_grid() {
         let (p, emin, emax) = grid_of(instr.ty());
         let mut rng = Rng::new(seed(&instr.to_string(), 0));
         let count = instr.operand_counts()[0];
-        let srcs: Vec<Vec<u64>> =
+        let mut srcs: Vec<Vec<u64>> =
             (0..count).map(|_| (0..n).map(|_| aimed(&mut rng, p, emin, emax)).collect()).collect();
+        if instr.mode() == Mode::Stochastic {
+            // The random bits: uniform, or each 8- or 16-bit field none, all or nearly all ones
+            // (a carry from the smallest discarded part, or none from the largest).
+            let fields = [0u64, 0xFF, 0xFE, 0x01, 0x1FFF, 0x1FFE, 0xFFFF, 0xFFFE, 0x8000, 0x1000];
+            for r in srcs.last_mut().unwrap() {
+                *r = match rng.below(3) {
+                    0 => rng.next() & 0xFFFF_FFFF,
+                    _ => {
+                        let hi = fields[rng.below(fields.len() as u64) as usize];
+                        let lo = fields[rng.below(fields.len() as u64) as usize];
+                        hi << 16 | lo
+                    }
+                };
+            }
+        }
         tally.add(compare(instr, *target, &levels, &srcs));
     });
     tally.check("low-precision conversions from f32");

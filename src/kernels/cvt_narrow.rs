@@ -49,11 +49,16 @@ pub(super) fn select<L: Isa>(instr: &Instr) -> Option<Kernel> {
     if c.from.narrow().is_some() {
         return Some(Kernel::Table(up_by_table));
     }
-    if c.scaled || c.to == Type::S2f6x2 || c.to.lanes() == 4 {
+    if c.scaled || c.to == Type::S2f6x2 || (c.to.lanes() == 4 && c.round != Round::Stochastic) {
         return None;
     }
     let ue8m0 = c.to == Type::Ue8m0x2;
     let kernel = match c.round {
+        Round::Stochastic => match (c.to.lanes(), c.to.bits()) {
+            (2, _) => stochastic::<L, u32, 3>,
+            (4, 16) => stochastic::<L, u16, 5>,
+            _ => stochastic::<L, u32, 5>,
+        },
         Round::TiesAway if c.to == Type::Tf32 => tf32_rna::<L>,
         Round::Dir(Rounding::Rn) if !ue8m0 => by_types::<L, Rn>(c.from, c.to)?,
         Round::Dir(Rounding::Rz) => by_types::<L, Rz>(c.from, c.to)?,
@@ -130,60 +135,144 @@ impl Params {
     }
 }
 
-/// The codes of sixteen f32 encodings (module documentation), in the low bits of the lanes.
+/// The parts of sixteen f32 encodings the rounding reads: the sign (as a mask; clear for the
+/// unsigned formats), the magnitude's bits, the biased exponent, the fraction, and for the
+/// formats with subnormals the significand, the shift onto the grid (unclamped) and the
+/// biased exponent field it lands in.
+#[derive(Clone, Copy)]
+struct Parts {
+    neg: u32x16,
+    magnitude: u32x16,
+    exponent: u32x16,
+    frac: u32x16,
+    sig: u32x16,
+    shift: u32x16,
+    field: u32x16,
+}
+
+impl Parts {
+    #[inline(always)]
+    fn of(x: u32x16, d: Params) -> Parts {
+        let splat = u32x16::splat;
+        let zero = splat(0);
+        let neg = if d.signed { (x & splat(0x8000_0000)).simd_ne(zero) } else { zero };
+        let magnitude = x & splat(0x7FFF_FFFF);
+        let exponent = magnitude >> 23;
+        let frac = magnitude & splat(0x7F_FFFF);
+        let sig = frac | exponent.simd_ne(zero).select(splat(0x80_0000), zero);
+        let e = exponent.max(splat(1)).cast_signed();
+        let lift = i32x16::splat(d.lift);
+        let below = (lift - e).max(i32x16::splat(0)).cast_unsigned();
+        let shift = splat(23 - d.frac_bits) + below;
+        let field = (e - lift).max(i32x16::splat(0)).cast_unsigned() << d.frac_bits;
+        Parts { neg, magnitude, exponent, frac, sig, shift, field }
+    }
+}
+
+/// The codes of sixteen f32 encodings rounded in direction `R` (module documentation), in the
+/// low bits of the lanes.
 #[inline(always)]
 fn down<R: Dir>(x: u32x16, d: Params) -> u32x16 {
     let splat = u32x16::splat;
     let zero = splat(0);
-    let ones = splat(u32::MAX);
-    let neg = if d.signed { (x & splat(0x8000_0000)).simd_ne(zero) } else { zero };
-    let u = x & splat(0x7FFF_FFFF);
-    let e = u >> 23;
-    let frac = u & splat(0x7F_FFFF);
+    let p = Parts::of(x, d);
+    let neg = p.neg;
     let code = if d.subnormals {
-        let sig = frac | e.simd_ne(zero).select(splat(0x80_0000), zero);
-        let e = e.max(splat(1));
-        let below = (i32x16::splat(d.lift) - e.cast_signed()).max(i32x16::splat(0)).cast_unsigned();
-        let s = (splat(23 - d.frac_bits) + below).min(splat(25));
+        let s = p.shift.min(splat(25));
         // Rounded in one addition: to nearest even, half a unit less one plus the last kept
         // bit; upward, a unit less one.
         let unit = splat(1) << s;
         let increment = match R::R {
-            Rounding::Rn => (unit >> 1) - splat(1) + ((sig >> s) & splat(1)),
+            Rounding::Rn => (unit >> 1) - splat(1) + ((p.sig >> s) & splat(1)),
             Rounding::Rz => zero,
             Rounding::Rp => (unit - splat(1)) & !neg,
             Rounding::Rm => (unit - splat(1)) & neg,
         };
-        let field = (e.cast_signed() - i32x16::splat(d.lift)).max(i32x16::splat(0)).cast_unsigned();
-        (field << d.frac_bits) + ((sig + increment) >> s)
+        p.field + ((p.sig + increment) >> s)
     } else {
         // ue8m0, .rz or .rp: the biased exponent, plus one for a nonzero remainder under .rp.
         let up = match R::R {
             Rounding::Rp => {
-                let normal = e.simd_ne(zero);
-                normal.select(frac.simd_ne(zero), frac.simd_gt(splat(0x40_0000)))
+                let normal = p.exponent.simd_ne(zero);
+                normal.select(p.frac.simd_ne(zero), p.frac.simd_gt(splat(0x40_0000)))
             }
             _ => zero,
         };
-        e + (up & splat(1))
+        p.exponent + (up & splat(1))
     };
-    let sign = neg & splat(d.sign_bit);
-    let unsaturated = neg.select(splat(d.overflow[1]), splat(d.overflow[0]));
-    let saturated = sign | splat(d.max_code);
     // Whether the direction sends an overflow to infinity (IEEE 754-2019 clause 7.4).
     let away = match R::R {
-        Rounding::Rn => ones,
+        Rounding::Rn => splat(u32::MAX),
         Rounding::Rz => zero,
         Rounding::Rp => !neg,
         Rounding::Rm => neg,
     };
+    finish(p, code, away, d)
+}
+
+/// The codes of sixteen f32 encodings rounded by `.rs` with each lane's `bits`-bit random
+/// integer `r` ([`crate::round::Rule::Random`]): `r` plus the top `bits` bits of the discarded
+/// part (those below them do not count), a carry rounding away from zero; an overflow goes to
+/// infinity exactly when it carried. The shift is not clamped: a count of 32 or more gives 0.
+#[inline(always)]
+fn down_random(x: u32x16, r: u32x16, bits: u32, d: Params) -> u32x16 {
+    let splat = u32x16::splat;
+    let p = Parts::of(x, d);
+    let s = p.shift;
+    let rest = p.sig & ((splat(1) << s) - splat(1));
+    let b = splat(bits);
+    let least = s.min(b);
+    let top = s.simd_ge(b).select(rest >> (s - least), rest << (b - least));
+    let carry = (top + r) >> bits;
+    finish(p, p.field + (p.sig >> s) + carry, carry.simd_ne(splat(0)), d)
+}
+
+/// A rounded magnitude's code made the instruction's result: ±MAX or the format's infinity
+/// or NaN for an overflow (`away`: the rounding sent it away from zero), infinities, `.relu`,
+/// the NaN code, the sign, and tf32's place in its word.
+#[inline(always)]
+fn finish(p: Parts, code: u32x16, away: u32x16, d: Params) -> u32x16 {
+    let splat = u32x16::splat;
+    let neg = p.neg;
+    let sign = neg & splat(d.sign_bit);
+    let unsaturated = neg.select(splat(d.overflow[1]), splat(d.overflow[0]));
+    let saturated = sign | splat(d.max_code);
     let overflow = code.simd_gt(splat(d.max_code));
     let beyond = if d.satfinite { saturated } else { away.select(unsaturated, saturated) };
     let finite = overflow.select(beyond, sign | code);
     let inf = if d.satfinite { saturated } else { unsaturated };
-    let r = u.simd_eq(splat(0x7F80_0000)).select(inf, finite);
-    let r = if d.relu { neg.select(zero, r) } else { r };
-    u.simd_gt(splat(0x7F80_0000)).select(splat(d.nan), r) << d.place
+    let r = p.magnitude.simd_eq(splat(0x7F80_0000)).select(inf, finite);
+    let r = if d.relu { neg.select(splat(0), r) } else { r };
+    p.magnitude.simd_gt(splat(0x7F80_0000)).select(splat(d.nan), r) << d.place
+}
+
+/// `cvt.rs{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b, rbits` and the x4 forms
+/// `d, {a, b, e, f}, rbits` (`K` − 1 sources, the first to the highest element), each element
+/// with its random integer as [`cvt_narrow::random_bits`] assigns it.
+fn stochastic<L: Isa, D: Out, const K: usize>(instr: &Instr, srcs: &[&[u8]], dst: &mut [u8]) {
+    let d = Params::of(instr);
+    let to = instr.ty();
+    let lanes = K as u32 - 1;
+    let mut sources: [&[u32]; K] = [&[]; K];
+    for (w, s) in sources.iter_mut().zip(srcs) {
+        *w = words(s);
+    }
+    map_to::<L, u32, D, N, K>(
+        &sources,
+        words_mut(dst),
+        #[inline(always)]
+        |x| {
+            let rbits = x[K - 1];
+            let mut out = u32x16::splat(0);
+            for lane in 0..lanes {
+                let (_, bits) = cvt_narrow::random_bits(to, lane, 0);
+                let r = u32x16::new(each(rbits, |w| cvt_narrow::random_bits(to, lane, u64::from(w)).0));
+                let element = down_random(u32x16::new(x[(lanes - 1 - lane) as usize]), r, bits, d);
+                out |= element << (lane * d.width);
+            }
+            each(out.to_array(), D::of)
+        },
+    );
 }
 
 /// A result word: the low bits of a lane.

@@ -247,7 +247,7 @@ pub fn tf32_rna(a: u32, satfinite: bool) -> u32 {
 /// - e2m1x4: 8 bits each, `a` rbits[31:24], `b` rbits[15:8], `e` rbits[23:16], `f` rbits[7:0]
 ///   \[DOC: "upper 8-bits from both 16-bits half … for operands a, b"; which of a and b takes
 ///   which half is INF\].
-fn random_bits(to: Type, lane: u32, rbits: u64) -> (u32, u32) {
+pub(crate) fn random_bits(to: Type, lane: u32, rbits: u64) -> (u32, u32) {
     let field = |shift: u32, bits: u32| ((rbits >> shift) & ((1 << bits) - 1)) as u32;
     match (to, lane) {
         (Type::F16x2, 1) => (field(16, 13), 13),

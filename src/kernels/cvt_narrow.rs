@@ -1,10 +1,11 @@
 //! Kernels for the low-precision down-conversions ([`crate::ops::cvt_narrow`],
 //! docs/semantics.md §8.4–§8.5) from f32, f16x2 and bf16x2 in the directions `.rn`, `.rz` and
 //! `.rp`: to the x2 FP8, FP6 and FP4 types, ue8m0x2 and ue5m3x2, to tf32 (and its `.rna`, ptxas's
-//! integer sequence), and the `.satfinite` f16/bf16 forms, with `.satfinite` and `.relu`,
-//! sixteen elements at a time in 32-bit lanes. The stochastic (`.rs`), scaled, x4 and s2f6
-//! down-conversions run their scalar definition; the up-conversions, whose every element is one
-//! of at most 2^16 (code, scale) pairs, read a table of the scalar definition ([`up_by_table`]).
+//! integer sequence), and the `.satfinite` f16/bf16 forms, with `.satfinite` and `.relu`, and
+//! by `.rs` to f16x2, bf16x2 and the x4 types ([`down_random`]), sixteen elements at a time in
+//! 32-bit lanes. The scaled and s2f6 down-conversions run their scalar definition; the
+//! up-conversions, whose every element is one of at most 2^16 (code, scale) pairs, read a table
+//! of the scalar definition ([`up_by_table`]).
 //!
 //! An f16 or bf16 element is first widened to f32 (exact: convert.rs's [`half_to_f32`]), so
 //! every source is an f32 encoding `x`. Its magnitude is rounded onto the destination's grid

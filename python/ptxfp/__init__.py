@@ -141,12 +141,6 @@ class _Lanes:
             words |= codes[..., k].astype(self.word) << self.word.type(4 * k)
         return words
 
-    def from_words(self, words: np.ndarray, out: np.ndarray) -> None:
-        """Words of shape (...) into ``out`` of shape (..., lanes) (e2m1 only: the byte forms
-        are written in place)."""
-        shifts = np.arange(0, 4 * self.lanes, 4, dtype=self.word)
-        out.view(np.uint8)[...] = (words[..., None] >> shifts) & self.word.type(0x0F)
-
 
 _VALUES = {"f16": np.dtype(np.float16), "f32": np.dtype(np.float32), "tf32": np.dtype(np.float32), "f64": np.dtype(np.float64)}
 if _BFLOAT16 is not None:
@@ -381,7 +375,9 @@ class Instr:
         except ValueError:
             shapes = ", ".join(str(a.shape) for a in arrays)
             raise ValueError(f"the operands of {self.spelling} have shapes {shapes}, which do not broadcast together") from None
-        words = [np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1).view(self._word_in) for a in arrays]
+        # One-dimensional views where NumPy can give them (a strided or broadcast operand is read
+        # in place, block by block), else copies.
+        words = [np.broadcast_to(a, shape).reshape(-1).view(self._word_in) for a in arrays]
         lanes = self._lanes_out
         if out is None:
             result = np.empty(shape if lanes is None else shape + (lanes.lanes,), dtype=self._result_dtype)
@@ -389,14 +385,10 @@ class Instr:
             result = self._check_out(out, shape)
             # An operand that shares memory with `out` is read before anything is written.
             words = [w.copy() if np.may_share_memory(w, result) else w for w in words]
-        if lanes is not None and result.dtype == lanes.dtype and lanes.nibbles:
-            flat = np.empty(int(np.prod(shape, dtype=np.int64)), dtype=self._word_out)
-            self._native.eval_words([w.view(np.uint8) for w in words], flat.view(np.uint8))
-            lanes.from_words(flat.reshape(shape), result)
-        else:
-            # The words themselves, or the bytes of a (..., lanes) array of one-byte codes.
-            flat = result.reshape(-1).view(np.uint8).view(self._word_out)
-            self._native.eval_words([w.view(np.uint8) for w in words], flat.view(np.uint8))
+        # The bytes of the words, of a (..., lanes) array of one-byte codes (the same bytes),
+        # or of float4_e2m1fn codes, one nibble of the word per byte.
+        nibbles = lanes.lanes if lanes is not None and result.dtype == lanes.dtype and lanes.nibbles else 0
+        self._native.eval_arrays(words, result.reshape(-1).view(np.uint8), nibbles)
         if out is None and result.ndim == 0:
             return result[()]
         return result

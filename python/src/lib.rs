@@ -1,12 +1,13 @@
 //! `ptxfp._ptxfp`: the native half of the Python package. It takes and returns raw words
-//! (contiguous one-dimensional byte views of NumPy arrays) and JSON; `ptxfp/__init__.py`
-//! turns NumPy's dtypes, shapes and scalars into words and back. Evaluation and sweeps run
-//! with the interpreter released, so other Python threads go on meanwhile.
+//! (one-dimensional NumPy arrays of words, the sources of any stride, the result contiguous)
+//! and JSON; `ptxfp/__init__.py` turns NumPy's dtypes, shapes and scalars into words and back.
+//! Evaluation and sweeps run with the interpreter released, so other Python threads go on
+//! meanwhile.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use numpy::{PyReadonlyArray1, PyReadwriteArray1};
+use numpy::{PyArrayDescrMethods, PyReadwriteArray1, PyUntypedArray, PyUntypedArrayMethods};
 use ptxfp::io::{result_dtype, writes_a_value, Dtype};
 use ptxfp::ptx::catalog;
 use ptxfp::sweep::report::Report;
@@ -156,68 +157,200 @@ impl NativeInstr {
         self.prepared.eval(&operands).map_err(value_error)
     }
 
-    /// Evaluate element-wise over byte views of word buffers: `out[i] = instr(sources[0][i], …)`.
-    /// The buffers are checked here (count, widths, lengths, alignment); nothing is written
-    /// unless they pass.
-    fn eval_words(
+    /// Evaluate element-wise: `out[i] = instr(sources[0][i], …)`. Each source is a
+    /// one-dimensional array of source words (itemsize `source_bits / 8`) of any stride: a
+    /// strided or broadcast (stride 0) view is read in place, block by block, with no copy
+    /// of the whole. `out` is a contiguous byte array: the result words, or with `nibbles` =
+    /// L > 0 (e2m1x2: 2, e2m1x4: 4) each result word's L nibbles one per byte, element 0
+    /// first, as `float4_e2m1fn` holds them. The buffers are checked here (count, widths,
+    /// lengths, alignment); nothing is written unless they pass. The blocks are shared among
+    /// `RAYON_NUM_THREADS` threads (every core when unset), as the library's batches are.
+    #[pyo3(signature = (sources, out, nibbles=0))]
+    fn eval_arrays(
         &self,
         py: Python<'_>,
-        sources: Vec<PyReadonlyArray1<'_, u8>>,
+        sources: Vec<Bound<'_, PyUntypedArray>>,
         mut out: PyReadwriteArray1<'_, u8>,
+        nibbles: u32,
     ) -> PyResult<()> {
-        let srcs: Vec<&[u8]> = sources.iter().map(|s| s.as_slice()).collect::<Result<_, _>>().map_err(value_error)?;
-        let out = out.as_slice_mut().map_err(value_error)?;
         let instr = self.prepared.instr();
         let (src_bits, dst_bits) = (instr.source_bits(), instr.result_bits());
-        let job = Words { prepared: &self.prepared, sources: &srcs, out };
+        let arrays = sources
+            .iter()
+            .enumerate()
+            .map(|(k, a)| Strided::new(&instr, k, a, src_bits))
+            .collect::<PyResult<Vec<_>>>()?;
+        let out = out.as_slice_mut().map_err(value_error)?;
+        let job = Arrays { prepared: &self.prepared, sources: &arrays, out, nibbles };
         py.detach(|| with_words(src_bits, dst_bits, job).expect("every instruction has word widths"))
     }
 }
 
-/// [`NativeInstr::eval_words`] at the instruction's word types.
-struct Words<'a> {
-    prepared: &'a Prepared,
-    sources: &'a [&'a [u8]],
-    out: &'a mut [u8],
+/// A one-dimensional NumPy array of source words, read in place: `len` words of `itemsize`
+/// bytes, word i at `data + i·stride`.
+#[derive(Clone, Copy)]
+struct Strided {
+    data: *const u8,
+    stride: isize,
+    len: usize,
 }
 
-impl WordsFn for Words<'_> {
+// The arrays are NumPy's, kept alive by the caller for the whole evaluation, and only read.
+unsafe impl Send for Strided {}
+unsafe impl Sync for Strided {}
+
+impl Strided {
+    fn new(instr: &Instr, k: usize, a: &Bound<'_, PyUntypedArray>, bits: u32) -> PyResult<Strided> {
+        if a.ndim() != 1 {
+            return Err(PyTypeError::new_err(format!("operand {} of {instr} is not one-dimensional", k + 1)));
+        }
+        let itemsize = a.dtype().itemsize();
+        if itemsize * 8 != bits as usize {
+            return Err(PyTypeError::new_err(format!(
+                "operand {} of {instr} has {}-bit items, not {bits}-bit words",
+                k + 1,
+                itemsize * 8
+            )));
+        }
+        // SAFETY: the array object is alive (`a` holds it); its data pointer and strides
+        // describe `len` items, as NumPy guarantees for every array.
+        let data = unsafe { (*a.as_array_ptr()).fields.data as *const u8 };
+        Ok(Strided { data, stride: a.strides()[0], len: a.len() })
+    }
+
+    /// Words `lo..hi`: the array's own memory where it is contiguous and aligned there, else
+    /// gathered into `buf`.
+    fn block<'a, S: Word>(&'a self, lo: usize, hi: usize, buf: &'a mut Vec<S>) -> &'a [S] {
+        let size = size_of::<S>() as isize;
+        // SAFETY: lo..hi lies within 0..len (checked against the output's length), so every
+        // address read is one of the array's items.
+        unsafe {
+            let first = self.data.offset(lo as isize * self.stride);
+            if self.stride == size && (first as usize).is_multiple_of(align_of::<S>()) {
+                return std::slice::from_raw_parts(first as *const S, hi - lo);
+            }
+            buf.clear();
+            buf.extend(
+                (lo..hi).map(|i| std::ptr::read_unaligned(self.data.offset(i as isize * self.stride) as *const S)),
+            );
+        }
+        buf
+    }
+}
+
+/// Elements per block: each thread evaluates a block at a time, its gathered sources in cache.
+const BLOCK: usize = 1 << 14;
+
+/// The threads to share the blocks among: `RAYON_NUM_THREADS` as the library's own batches
+/// read it, else every core.
+fn threads() -> usize {
+    let set = std::env::var("RAYON_NUM_THREADS").ok().and_then(|v| v.parse::<usize>().ok()).filter(|&n| n > 0);
+    set.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// [`NativeInstr::eval_arrays`] at the instruction's word types.
+struct Arrays<'a> {
+    prepared: &'a Prepared,
+    sources: &'a [Strided],
+    out: &'a mut [u8],
+    nibbles: u32,
+}
+
+impl WordsFn for Arrays<'_> {
     type Output = PyResult<()>;
 
     fn call<S: Word, D: Word>(self) -> PyResult<()> {
         let instr = self.prepared.instr();
-        fn words<'b, S: Word>(instr: &Instr, k: usize, bytes: &'b [u8]) -> PyResult<&'b [S]> {
-            if !bytes.len().is_multiple_of(size_of::<S>()) {
-                return Err(PyTypeError::new_err(format!(
-                    "operand {} of {instr} has {} bytes, not a whole number of {}-bit words",
-                    k + 1,
-                    bytes.len(),
-                    S::BITS
-                )));
-            }
-            if bytes.is_empty() {
-                return Ok(&[]); // NumPy may give an empty array any address
-            }
-            bytemuck::try_cast_slice(bytes)
-                .map_err(|_| PyValueError::new_err(format!("operand {} of {instr} is not aligned to its words", k + 1)))
+        let per = if self.nibbles == 0 { size_of::<D>() } else { self.nibbles as usize };
+        if self.nibbles != 0 && self.nibbles * 4 != D::BITS {
+            return Err(PyValueError::new_err(format!(
+                "{instr} writes {}-bit words, not {} nibbles",
+                D::BITS,
+                self.nibbles
+            )));
         }
-        let sources: Vec<&[S]> =
-            self.sources.iter().enumerate().map(|(k, b)| words(&instr, k, b)).collect::<Result<_, _>>()?;
-        if !self.out.len().is_multiple_of(size_of::<D>()) {
+        if !self.out.len().is_multiple_of(per) {
             return Err(PyTypeError::new_err(format!(
                 "the output of {instr} is not a whole number of {}-bit words",
                 D::BITS
             )));
         }
-        let out: &mut [D] = match self.out {
-            [] => &mut [],
-            bytes => bytemuck::try_cast_slice_mut(bytes)
-                .map_err(|_| PyValueError::new_err(format!("the output of {instr} is not aligned to its words")))?,
-        };
-        instr.eval_batch(self.prepared.target(), &sources, out).map_err(|e| match e {
+        let n = self.out.len() / per;
+        // The checks of a batch (count, lengths) on the whole, before anything is written.
+        let empty: Vec<&[S]> = self.sources.iter().map(|_| &[][..]).collect();
+        let lens: Vec<usize> = self.sources.iter().map(|s| s.len).collect();
+        if let Some(k) = lens.iter().position(|&len| len != n) {
+            return Err(value_error(BatchError::Length {
+                operand: k,
+                len: lens[k],
+                expected: n,
+                instr: instr.to_string(),
+            }));
+        }
+        self.prepared.eval_serial::<S, D>(&empty, &mut []).map_err(|e| match e {
             BatchError::Width { .. } => PyTypeError::new_err(e.to_string()),
             _ => value_error(e),
-        })
+        })?;
+        let sources = self.sources;
+        let prepared = self.prepared;
+        let nibbles = self.nibbles as usize;
+        // One thread's share: elements lo..lo + len into `words` (or `bytes`, nibbles apart).
+        let run = |lo: usize, len: usize, mut words: Option<&mut [D]>, mut bytes: Option<&mut [u8]>| {
+            let mut bufs: Vec<Vec<S>> = sources.iter().map(|_| Vec::with_capacity(BLOCK)).collect();
+            let mut tmp: Vec<D> = Vec::new();
+            let mut at = 0;
+            while at < len {
+                let (b_lo, b_hi) = (lo + at, lo + (at + BLOCK).min(len));
+                let srcs: Vec<&[S]> =
+                    sources.iter().zip(bufs.iter_mut()).map(|(s, buf)| s.block(b_lo, b_hi, buf)).collect();
+                let (w_lo, w_hi) = (at, at + (b_hi - b_lo));
+                match (&mut words, &mut bytes) {
+                    (Some(w), _) => prepared.eval_serial(&srcs, &mut w[w_lo..w_hi]).expect("checked above"),
+                    (None, Some(out)) => {
+                        tmp.clear();
+                        tmp.resize(b_hi - b_lo, D::from_u64(0));
+                        prepared.eval_serial(&srcs, &mut tmp).expect("checked above");
+                        let dst = &mut out[w_lo * nibbles..w_hi * nibbles];
+                        for (word, codes) in tmp.iter().zip(dst.chunks_exact_mut(nibbles)) {
+                            let bits = word.to_u64();
+                            for (j, code) in codes.iter_mut().enumerate() {
+                                *code = ((bits >> (4 * j)) & 0xF) as u8;
+                            }
+                        }
+                    }
+                    (None, None) => unreachable!(),
+                }
+                at = w_hi;
+            }
+        };
+        let share = n.div_ceil(threads()).max(BLOCK);
+        if nibbles == 0 {
+            let words: &mut [D] = match self.out {
+                [] => &mut [],
+                bytes => bytemuck::try_cast_slice_mut(bytes)
+                    .map_err(|_| PyValueError::new_err(format!("the output of {instr} is not aligned to its words")))?,
+            };
+            if n <= share {
+                run(0, n, Some(words), None);
+            } else {
+                std::thread::scope(|scope| {
+                    for (t, chunk) in words.chunks_mut(share).enumerate() {
+                        let len = chunk.len();
+                        scope.spawn(move || run(t * share, len, Some(chunk), None));
+                    }
+                });
+            }
+        } else if n <= share {
+            run(0, n, None, Some(self.out));
+        } else {
+            std::thread::scope(|scope| {
+                for (t, chunk) in self.out.chunks_mut(share * nibbles).enumerate() {
+                    let len = chunk.len() / nibbles;
+                    scope.spawn(move || run(t * share, len, None, Some(chunk)));
+                }
+            });
+        }
+        Ok(())
     }
 }
 

@@ -383,3 +383,28 @@ def test_where_ml_dtypes_up_casts_differ_from_the_instruction(fmt, dst, capsys):
             print(f"\n{spelling} vs astype({np.dtype(target).name}) on all {len(codes)} codes: {expected} differ: "
                   f"NaN codes {', '.join(hex(c) for c in codes[differ])}: ml_dtypes gives the quiet NaN "
                   f"{quiet:#06x} with the code's sign, PTX the canonical 0x7FFF")
+
+
+def test_strided_broadcast_and_threaded_blocks_give_the_bits_of_contiguous_words():
+    # Operands read in place (negative and zero strides, the odd/even halves of one array)
+    # over several blocks of 2^14 elements and threads, against contiguous copies; the
+    # float4_e2m1fn result unpacked from the words natively.
+    rng = np.random.default_rng(5)
+    n = 3 * (1 << 14) + 5
+    x = (rng.standard_normal(3 * n + 7) * 3).astype(np.float32)
+    a, b = x[1 : 2 * n : 2], x[3 * n + 6 :: -3][:n]
+    for spelling, form in (("cvt.rn.satfinite.e4m3x2.f32", ML["e4m3"]), ("cvt.rn.satfinite.e2m1x2.f32", ML["e2m1"])):
+        instr = ptxfp.Instr(spelling, arch="sm_100a")
+        word = WORDS[instr._native.result_bits]
+        want = instr.eval(a.copy(), b.copy(), out=np.empty(n, word))
+        got = instr.eval(a, b)
+        assert got.dtype == form and got.shape == (n, 2)
+        assert np.array_equal(ml_to_words(got, instr.result_type, instr._native.result_bits), want)
+        assert np.array_equal(instr.eval(a, b, out=np.empty(n, word)), want)
+        # A broadcast scalar as operand a (stride 0).
+        scalar_a = instr.eval(np.float32(1.5), b, out=np.empty(n, word))
+        assert np.array_equal(scalar_a, instr.eval(np.full(n, 1.5, np.float32), b.copy(), out=np.empty(n, word)))
+    # In the up direction, a strided float8_e4m3fn operand (its last axis kept).
+    codes = rng.integers(0, 256, (2 * n, 2), dtype=np.uint8).view(ML["e4m3"])[::2]
+    words = ml_to_words(codes, "e4m3x2", 16)
+    assert np.array_equal(ptxfp.eval("cvt.rn.f16x2.e4m3x2", codes), ptxfp.eval("cvt.rn.f16x2.e4m3x2", words))

@@ -5,6 +5,7 @@
 //! meanwhile.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use numpy::{PyArrayDescrMethods, PyReadwriteArray1, PyUntypedArray, PyUntypedArrayMethods};
@@ -238,7 +239,8 @@ impl Strided {
     }
 }
 
-/// Elements per block: each thread evaluates a block at a time, its gathered sources in cache.
+/// Elements per block: each thread evaluates a block at a time, its gathered sources in cache,
+/// and takes the next one when done.
 const BLOCK: usize = 1 << 14;
 
 /// The threads to share the blocks among: `RAYON_NUM_THREADS` as the library's own batches
@@ -246,6 +248,12 @@ const BLOCK: usize = 1 << 14;
 fn threads() -> usize {
     let set = std::env::var("RAYON_NUM_THREADS").ok().and_then(|v| v.parse::<usize>().ok()).filter(|&n| n > 0);
     set.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Where a block's results go: its words, or each word's nibbles one per byte.
+enum Dst<'b, D> {
+    Words(&'b mut [D]),
+    Nibbles(&'b mut [u8]),
 }
 
 /// [`NativeInstr::eval_arrays`] at the instruction's word types.
@@ -291,63 +299,55 @@ impl WordsFn for Arrays<'_> {
             BatchError::Width { .. } => PyTypeError::new_err(e.to_string()),
             _ => value_error(e),
         })?;
-        let sources = self.sources;
-        let prepared = self.prepared;
-        let nibbles = self.nibbles as usize;
-        // One thread's share: elements lo..lo + len into `words` (or `bytes`, nibbles apart).
-        let run = |lo: usize, len: usize, mut words: Option<&mut [D]>, mut bytes: Option<&mut [u8]>| {
-            let mut bufs: Vec<Vec<S>> = sources.iter().map(|_| Vec::with_capacity(BLOCK)).collect();
-            let mut tmp: Vec<D> = Vec::new();
-            let mut at = 0;
-            while at < len {
-                let (b_lo, b_hi) = (lo + at, lo + (at + BLOCK).min(len));
-                let srcs: Vec<&[S]> =
-                    sources.iter().zip(bufs.iter_mut()).map(|(s, buf)| s.block(b_lo, b_hi, buf)).collect();
-                let (w_lo, w_hi) = (at, at + (b_hi - b_lo));
-                match (&mut words, &mut bytes) {
-                    (Some(w), _) => prepared.eval_serial(&srcs, &mut w[w_lo..w_hi]).expect("checked above"),
-                    (None, Some(out)) => {
-                        tmp.clear();
-                        tmp.resize(b_hi - b_lo, D::from_u64(0));
-                        prepared.eval_serial(&srcs, &mut tmp).expect("checked above");
-                        let dst = &mut out[w_lo * nibbles..w_hi * nibbles];
-                        for (word, codes) in tmp.iter().zip(dst.chunks_exact_mut(nibbles)) {
-                            let bits = word.to_u64();
-                            for (j, code) in codes.iter_mut().enumerate() {
-                                *code = ((bits >> (4 * j)) & 0xF) as u8;
-                            }
-                        }
-                    }
-                    (None, None) => unreachable!(),
-                }
-                at = w_hi;
-            }
-        };
-        let share = n.div_ceil(threads()).max(BLOCK);
-        if nibbles == 0 {
+        let (sources, prepared, nibbles) = (self.sources, self.prepared, self.nibbles as usize);
+        // The blocks, taken in turn by the threads (a busy core takes fewer).
+        let blocks: Vec<(usize, Dst<'_, D>)> = if nibbles == 0 {
             let words: &mut [D] = match self.out {
                 [] => &mut [],
                 bytes => bytemuck::try_cast_slice_mut(bytes)
                     .map_err(|_| PyValueError::new_err(format!("the output of {instr} is not aligned to its words")))?,
             };
-            if n <= share {
-                run(0, n, Some(words), None);
-            } else {
-                std::thread::scope(|scope| {
-                    for (t, chunk) in words.chunks_mut(share).enumerate() {
-                        let len = chunk.len();
-                        scope.spawn(move || run(t * share, len, Some(chunk), None));
+            words.chunks_mut(BLOCK).enumerate().map(|(b, w)| (b * BLOCK, Dst::Words(w))).collect()
+        } else {
+            self.out.chunks_mut(BLOCK * nibbles).enumerate().map(|(b, c)| (b * BLOCK, Dst::Nibbles(c))).collect()
+        };
+        let threads = threads().min(blocks.len());
+        let queue = Mutex::new(blocks.into_iter());
+        let work = || {
+            let mut bufs: Vec<Vec<S>> = sources.iter().map(|_| Vec::with_capacity(BLOCK)).collect();
+            let mut tmp: Vec<D> = Vec::new();
+            loop {
+                let Some((lo, dst)) = queue.lock().unwrap_or_else(|p| p.into_inner()).next() else { break };
+                let len = match &dst {
+                    Dst::Words(w) => w.len(),
+                    Dst::Nibbles(c) => c.len() / nibbles,
+                };
+                let srcs: Vec<&[S]> =
+                    sources.iter().zip(bufs.iter_mut()).map(|(s, buf)| s.block(lo, lo + len, buf)).collect();
+                match dst {
+                    Dst::Words(w) => prepared.eval_serial(&srcs, w).expect("checked above"),
+                    Dst::Nibbles(codes) => {
+                        tmp.clear();
+                        tmp.resize(len, D::from_u64(0));
+                        prepared.eval_serial(&srcs, &mut tmp).expect("checked above");
+                        for (word, out) in tmp.iter().zip(codes.chunks_exact_mut(nibbles)) {
+                            let bits = word.to_u64();
+                            for (j, code) in out.iter_mut().enumerate() {
+                                *code = ((bits >> (4 * j)) & 0xF) as u8;
+                            }
+                        }
                     }
-                });
+                }
             }
-        } else if n <= share {
-            run(0, n, None, Some(self.out));
+        };
+        if threads <= 1 {
+            work();
         } else {
             std::thread::scope(|scope| {
-                for (t, chunk) in self.out.chunks_mut(share * nibbles).enumerate() {
-                    let len = chunk.len() / nibbles;
-                    scope.spawn(move || run(t * share, len, None, Some(chunk)));
+                for _ in 1..threads {
+                    scope.spawn(&work);
                 }
+                work();
             });
         }
         Ok(())

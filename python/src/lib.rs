@@ -345,7 +345,7 @@ impl WordsFn for Arrays<'_> {
         } else {
             std::thread::scope(|scope| {
                 for _ in 1..threads {
-                    scope.spawn(&work);
+                    scope.spawn(work);
                 }
                 work();
             });

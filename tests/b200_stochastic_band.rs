@@ -70,11 +70,13 @@ fn is_nan16(bits: u32, bf16: bool) -> bool {
     }
 }
 
+/// One element of the published model: source word and random bits in, element out.
+type Model = fn(u32, u32) -> Option<u32>;
+
 fn check(spelling: &str, bf16: bool) {
     let instr: Instr = spelling.parse().unwrap();
     let target: Target = "sm_100a".parse().unwrap();
-    let (model, random): (fn(u32, u32) -> Option<u32>, u32) =
-        if bf16 { (model_bf16, RBITS & 0xFFFF) } else { (model_f16, RBITS & 0x1FFF) };
+    let (model, random): (Model, u32) = if bf16 { (model_bf16, RBITS & 0xFFFF) } else { (model_f16, RBITS & 0x1FFF) };
     let a: Vec<u32> = BAND.collect();
     let b = vec![B; a.len()];
     let r = vec![RBITS; a.len()];

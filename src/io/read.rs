@@ -136,12 +136,25 @@ impl Reader {
         Ok(())
     }
 
-    /// Read the next `buf.len()` elements. `W` must have the file's element width.
+    /// Read the next `buf.len()` elements. `W` is at least as wide as the file's elements;
+    /// narrower elements (the `.f16` operand of `fma.rn.f32.f16` among words of its `.f32`
+    /// one, [`Instr::source_bits`]) are zero-extended.
     pub fn read_block<W: Word>(&mut self, buf: &mut [W]) -> Result<(), Error> {
-        assert_eq!(W::BITS, self.bits, "read_block: word width differs from the file's");
-        let bytes: &mut [u8] = bytemuck::cast_slice_mut(buf);
-        self.file.read_exact(bytes).map_err(io_error(&self.path, "read"))?;
-        to_native::<W>(bytes);
+        assert!(W::BITS >= self.bits, "read_block: words narrower than the file's");
+        if W::BITS == self.bits {
+            let bytes: &mut [u8] = bytemuck::cast_slice_mut(buf);
+            self.file.read_exact(bytes).map_err(io_error(&self.path, "read"))?;
+            to_native::<W>(bytes);
+            return Ok(());
+        }
+        let width = (self.bits / 8) as usize;
+        let mut bytes = vec![0u8; buf.len() * width];
+        self.file.read_exact(&mut bytes).map_err(io_error(&self.path, "read"))?;
+        for (word, element) in buf.iter_mut().zip(bytes.chunks_exact(width)) {
+            let mut le = [0u8; 8];
+            le[..width].copy_from_slice(element);
+            *word = W::from_u64(u64::from_le_bytes(le));
+        }
         Ok(())
     }
 

@@ -112,6 +112,32 @@ mod tests {
     use super::*;
     use crate::io::{npy_header, Dtype};
 
+    /// `fma.rn.f32.bf16`: `a` and `b` in files of 16-bit words, `c` in one of 32-bit words
+    /// (each operand in its own type's words), as `eval` gives them.
+    #[test]
+    fn operands_of_different_widths_are_read_in_their_own_words() {
+        let dir = tempfile::tempdir().unwrap();
+        let fma: Instr = "fma.rn.f32.bf16".parse().unwrap();
+        let target: Target = "sm_100a".parse().unwrap();
+        let n = 777u32;
+        let a: Vec<u16> = (0..n).map(|i| (i.wrapping_mul(0x9E37_79B9) >> 16) as u16).collect();
+        let b: Vec<u16> = (0..n).map(|i| (i.wrapping_mul(0x85EB_CA6B) >> 16) as u16 ^ 0x3F80).collect();
+        let c: Vec<u32> = (0..n).map(|i| i.wrapping_mul(0xC2B2_AE35)).collect();
+        let paths = ["a.bin", "b.bin", "c.bin"].map(|name| dir.path().join(name));
+        fs::write(&paths[0], bytemuck::cast_slice::<u16, u8>(&a)).unwrap();
+        fs::write(&paths[1], bytemuck::cast_slice::<u16, u8>(&b)).unwrap();
+        fs::write(&paths[2], bytemuck::cast_slice::<u32, u8>(&c)).unwrap();
+        let want: Vec<u32> = (0..n as usize)
+            .map(|i| fma.eval_on(target, &[a[i].into(), b[i].into(), c[i].into()]).unwrap() as u32)
+            .collect();
+        let out = dir.path().join("d.bin");
+        let inputs: Vec<&Path> = paths.iter().map(|p| p.as_path()).collect();
+        for block in [1, 100, BLOCK] {
+            run_in_blocks(&fma, target, &inputs, &out, block, &AtomicBool::new(false)).unwrap();
+            assert_eq!(bytemuck::cast_slice::<u8, u32>(&fs::read(&out).unwrap()), &want[..], "block {block}");
+        }
+    }
+
     #[test]
     fn every_block_size_gives_the_scalar_results() {
         let dir = tempfile::tempdir().unwrap();

@@ -115,83 +115,98 @@ fn grid_of(to: Type) -> (i32, i32, i32) {
     }
 }
 
-#[test]
-fn up_conversions_every_code_and_scale() {
+/// Every vectorized spelling whose source type `from` accepts, on the operands `operands`
+/// makes for it (from a generator seeded by the spelling and `stream`), at every level.
+fn check_each(
+    label: &str,
+    stream: u64,
+    from: impl Fn(Type) -> bool + Sync,
+    operands: impl Fn(&Instr, &mut Rng) -> Vec<Vec<u64>> + Sync,
+) {
     let _all_cores = all_cores::hold();
     let tally = Tally::default();
     let levels = levels();
-    spellings().par_iter().filter(|(i, _)| conversion(i).unwrap().0.narrow().is_some()).for_each(|(instr, target)| {
-        assert_eq!(instr.batch_path(*target), ptxfp::BatchPath::Table, "{instr}");
-        let bits = instr.source_type(0).bits();
-        let mut rng = Rng::new(seed(&instr.to_string(), 2));
-        // FP6 codes with bits 7:6 set are outside the operand type (refused by eval).
-        let code = |w: u64| w & instr.source_type(0).code_bits();
-        let srcs: Vec<Vec<u64>> = if instr.modifiers().scaled {
-            // Every code word with a random scale word, and every scale word with a random code.
-            let n = 1u64 << 16;
-            let codes =
-                (0..n).map(|w| code(w & ((1 << bits) - 1))).chain((0..n).map(|_| code(rng.next() & ((1 << bits) - 1))));
-            let codes: Vec<u64> = codes.collect();
-            let scales: Vec<u64> = (0..n).map(|_| rng.next() & 0xFFFF).chain(0..n).collect();
-            vec![codes, scales]
-        } else {
-            vec![(0..1u64 << bits).map(code).collect()]
-        };
-        tally.add(compare(instr, *target, &levels, &srcs));
+    spellings().par_iter().filter(|(i, _)| from(conversion(i).unwrap().0)).for_each(|(instr, target)| {
+        let mut rng = Rng::new(seed(&instr.to_string(), stream));
+        tally.add(compare(instr, *target, &levels, &operands(instr, &mut rng)));
     });
-    tally.check("low-precision up-conversions");
+    tally.check(label);
+}
+
+#[test]
+fn up_conversions_every_code_and_scale() {
+    check_each(
+        "low-precision up-conversions",
+        2,
+        |from| from.narrow().is_some(),
+        |instr, rng| {
+            assert_eq!(instr.batch_path(instr.targets().lowest().unwrap()), ptxfp::BatchPath::Table, "{instr}");
+            let bits = instr.source_type(0).bits();
+            // FP6 codes with bits 7:6 set are outside the operand type (refused by eval).
+            let code = |w: u64| w & instr.source_type(0).code_bits();
+            if instr.modifiers().scaled {
+                // Every code word with a random scale word, and every scale word with a random code.
+                let n = 1u64 << 16;
+                let mut codes: Vec<u64> = (0..n).map(|w| code(w & ((1 << bits) - 1))).collect();
+                codes.extend((0..n).map(|_| code(rng.next() & ((1 << bits) - 1))));
+                let scales: Vec<u64> = (0..n).map(|_| rng.next() & 0xFFFF).chain(0..n).collect();
+                vec![codes, scales]
+            } else {
+                vec![(0..1u64 << bits).map(code).collect()]
+            }
+        },
+    );
 }
 
 #[test]
 fn from_f32_aimed_at_each_grid() {
-    let _all_cores = all_cores::hold();
-    let tally = Tally::default();
-    let levels = levels();
     let n = (1usize << 21) + 13;
-    spellings().par_iter().filter(|(i, _)| conversion(i).unwrap().0 == Type::F32).for_each(|(instr, target)| {
-        let (p, emin, emax) = grid_of(instr.ty());
-        let mut rng = Rng::new(seed(&instr.to_string(), 0));
-        let count = instr.operand_counts()[0];
-        let mut srcs: Vec<Vec<u64>> =
-            (0..count).map(|_| (0..n).map(|_| aimed(&mut rng, p, emin, emax)).collect()).collect();
-        if instr.mode() == Mode::Stochastic {
-            // The random bits: uniform, or each 8- or 16-bit field none, all or nearly all ones
-            // (a carry from the smallest discarded part, or none from the largest).
-            let fields = [0u64, 0xFF, 0xFE, 0x01, 0x1FFF, 0x1FFE, 0xFFFF, 0xFFFE, 0x8000, 0x1000];
-            for r in srcs.last_mut().unwrap() {
-                *r = match rng.below(3) {
-                    0 => rng.next() & 0xFFFF_FFFF,
-                    _ => {
-                        let hi = fields[rng.below(fields.len() as u64) as usize];
-                        let lo = fields[rng.below(fields.len() as u64) as usize];
-                        hi << 16 | lo
-                    }
-                };
+    check_each(
+        "low-precision conversions from f32",
+        0,
+        |from| from == Type::F32,
+        |instr, rng| {
+            let (p, emin, emax) = grid_of(instr.ty());
+            let count = instr.operand_counts()[0];
+            let mut srcs: Vec<Vec<u64>> =
+                (0..count).map(|_| (0..n).map(|_| aimed(rng, p, emin, emax)).collect()).collect();
+            if instr.mode() == Mode::Stochastic {
+                // The random bits: uniform, or each 8- or 16-bit field none, all or nearly all ones
+                // (a carry from the smallest discarded part, or none from the largest).
+                let fields = [0u64, 0xFF, 0xFE, 0x01, 0x1FFF, 0x1FFE, 0xFFFF, 0xFFFE, 0x8000, 0x1000];
+                for r in srcs.last_mut().unwrap() {
+                    *r = match rng.below(3) {
+                        0 => rng.next() & 0xFFFF_FFFF,
+                        _ => {
+                            let hi = fields[rng.below(fields.len() as u64) as usize];
+                            let lo = fields[rng.below(fields.len() as u64) as usize];
+                            hi << 16 | lo
+                        }
+                    };
+                }
             }
-        }
-        tally.add(compare(instr, *target, &levels, &srcs));
-    });
-    tally.check("low-precision conversions from f32");
+            srcs
+        },
+    );
 }
 
 #[test]
 fn from_f16x2_and_bf16x2_every_value_in_each_element() {
-    let _all_cores = all_cores::hold();
-    let tally = Tally::default();
-    let levels = levels();
-    spellings().par_iter().filter(|(i, _)| matches!(conversion(i).unwrap().0, Type::F16x2 | Type::BF16x2)).for_each(
-        |(instr, target)| {
+    let label = "low-precision conversions from f16x2 and bf16x2";
+    check_each(
+        label,
+        1,
+        |from| matches!(from, Type::F16x2 | Type::BF16x2),
+        |instr, rng| {
             let fmt = if conversion(instr).unwrap().0 == Type::BF16x2 { Format::BF16 } else { Format::F16 };
             let l = Layout::of(fmt);
-            let mut rng = Rng::new(seed(&instr.to_string(), 1));
             let words: Vec<u64> = (0..1u64 << 16)
                 .flat_map(|v| {
-                    let other = operand(&mut rng, l);
+                    let other = operand(rng, l);
                     [v | other << 16, other | v << 16]
                 })
                 .collect();
-            tally.add(compare(instr, *target, &levels, &[words]));
+            vec![words]
         },
     );
-    tally.check("low-precision conversions from f16x2 and bf16x2");
 }

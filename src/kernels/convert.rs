@@ -81,11 +81,13 @@ fn half_source(instr: &Instr) -> Format {
 }
 
 /// The words of a byte buffer (aligned and whole: they came from words of this width).
-fn words<W: bytemuck::Pod>(bytes: &[u8]) -> &[W] {
+#[inline(always)]
+pub(super) fn words<W: bytemuck::Pod>(bytes: &[u8]) -> &[W] {
     bytemuck::cast_slice(bytes)
 }
 
-fn words_mut<W: bytemuck::Pod>(bytes: &mut [u8]) -> &mut [W] {
+#[inline(always)]
+pub(super) fn words_mut<W: bytemuck::Pod>(bytes: &mut [u8]) -> &mut [W] {
     bytemuck::cast_slice_mut(bytes)
 }
 

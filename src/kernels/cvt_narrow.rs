@@ -31,7 +31,7 @@
 //! 1 when it exceeds 2^−127. NaN, infinity, zero, the unsigned formats' sign and `.relu` are
 //! [`crate::ops::cvt_narrow`]'s rules, read from its [`Dest`].
 
-use super::convert::half_to_f32;
+use super::convert::{half_to_f32, words, words_mut};
 use super::lanes::{each, map_to, Dir, Rn, Rp, Rz};
 use super::level::Isa;
 use super::Kernel;
@@ -300,16 +300,6 @@ impl Out for u32 {
     fn of(lane: u32) -> u32 {
         lane
     }
-}
-
-#[inline(always)]
-fn words<W: bytemuck::Pod>(bytes: &[u8]) -> &[W] {
-    bytemuck::cast_slice(bytes)
-}
-
-#[inline(always)]
-fn words_mut<W: bytemuck::Pod>(bytes: &mut [u8]) -> &mut [W] {
-    bytemuck::cast_slice_mut(bytes)
 }
 
 /// `cvt….{tf32,f16,bf16}.f32 d, a`: one element.

@@ -6,9 +6,10 @@
     ptxfp compare kit                      # bit for bit against ptxfp
 
 The kit's manifest.json lists one entry per spelling: a PTX kernel (entry point `capture`,
-fifteen .u64 parameters: out, in0, in1, in2, n, base, then lo, len, stride for each of three
-operands) and where its operands come from (`.npy` files, or counters the kernel evaluates
-from the thread index). This runner loads each kernel through the CUDA driver library
+.u64 parameters: out, one input buffer per operand slot, n, base, then lo, len, stride for
+each slot — five slots, or three in kits written before the five-operand conversions) and
+where its operands come from (`.npy` files, or counters the kernel evaluates from the thread
+index). This runner loads each kernel through the CUDA driver library
 (libcuda, through ctypes: nothing to install), launches it over the domain in chunks, and
 writes the results as `<stem>.out.npy` in domain order — the layout `ptxfp sweep --ref` and
 `ptxfp compare` read. A results file appears only when complete (written beside it, then
@@ -196,7 +197,12 @@ class FakeDevice:
         src, dst = int(words.group(1)) // 8, int(words.group(2)) // 8
         sources = len(re.findall(r"^\s+ld\.param\.u64 %rd2, \[(?:in|lo)\d\];", ptx, re.M))
         counted = "[lo0]" in ptx
-        return (match.group(1), src, dst, sources, counted)
+        # `ptxfp run` reads each operand's raw file in words of the operand's own type: the
+        # width of its register, or the source word's where that is narrower (an 8-bit integer
+        # in a 16-bit register).
+        registers = {int(j): int(bits) for bits, j in re.findall(r"^\s+\.reg \.[a-z]+?(\d+) %a(\d+);", ptx, re.M)}
+        widths = [min(registers[j] // 8, src) for j in range(sources)]
+        return (match.group(1), src, dst, sources, counted, widths)
 
     def unload(self, handle):
         pass
@@ -217,8 +223,9 @@ class FakeDevice:
         return memoryview(bytes(self.memory[ptr][:nbytes]))
 
     def launch(self, handle, threads, params):
-        instr, src, dst, sources, counted = handle
-        out, ins, n, base, counters = params[0], params[1:4], params[4], params[5], params[6:]
+        instr, src, dst, sources, counted, widths = handle
+        k = operand_slots(len(params))
+        out, ins, n, base, counters = params[0], params[1 : 1 + k], params[1 + k], params[2 + k], params[3 + k :]
         fmt = {1: "<B", 2: "<H", 4: "<I", 8: "<Q"}
         with tempfile.TemporaryDirectory() as tmp:
             args = [self.ptxfp, "run", "--arch", self.arch, instr]
@@ -226,9 +233,10 @@ class FakeDevice:
                 if counted:
                     lo, length, stride = counters[3 * j : 3 * j + 3]
                     words = [lo + ((base + i) // stride) % length for i in range(n)]
-                    data = b"".join(struct.pack(fmt[src], w) for w in words)
+                    data = b"".join(struct.pack(fmt[widths[j]], w) for w in words)
                 else:
-                    data = bytes(self.memory[ins[j]][: n * src])
+                    words = bytes(self.memory[ins[j]][: n * src])
+                    data = b"".join(words[i : i + widths[j]] for i in range(0, n * src, src))
                 path = os.path.join(tmp, "in%d.bin" % j)
                 with open(path, "wb") as f:
                     f.write(data)
@@ -243,6 +251,11 @@ class FakeDevice:
         self.memory[out][: len(data)] = data
 
 
+def operand_slots(params):
+    """Operand slots of a kernel with `params` parameters: out, k inputs, n, base, 3k counters."""
+    return (params - 3) // 4
+
+
 def run_entry(device, kit, entry):
     """Evaluate one entry over its domain and write its results file."""
     out_path = os.path.join(kit, entry["output"])
@@ -250,7 +263,9 @@ def run_entry(device, kit, entry):
     src_bytes = entry["source_bits"] // 8
     dst_bytes = entry["result_bits"] // 8
     with open(os.path.join(kit, entry["ptx"])) as f:
-        handle = device.load(f.read())
+        ptx = f.read()
+    slots = operand_slots(len(re.findall(r"^\s*\.param \.u64 ", ptx, re.M)))
+    handle = device.load(ptx)
     chunk = min(count, CHUNK)
     out = device.alloc(chunk * dst_bytes)
     inputs = entry["inputs"]
@@ -260,7 +275,7 @@ def run_entry(device, kit, entry):
     else:
         for c in inputs["counters"]:
             counters += [c["lo"], c["len"], c["stride"]]
-    counters += [0, 1, 1] * (3 - len(counters) // 3)
+    counters += [0, 1, 1] * (slots - len(counters) // 3)
     buffers = [device.alloc(chunk * src_bytes) for _ in files]
     partial = out_path + ".part"
     try:
@@ -276,7 +291,7 @@ def run_entry(device, kit, entry):
                     if len(data) != n * src_bytes:
                         raise ValueError("%s: shorter than the manifest says" % path)
                     device.upload(buf, data)
-                ins = buffers + [0] * (3 - len(buffers))
+                ins = buffers + [0] * (slots - len(buffers))
                 device.launch(handle, n, [out] + ins + [n, start] + counters)
                 dest.write(device.download(out, n * dst_bytes))
         os.replace(partial, out_path)

@@ -137,14 +137,20 @@ fn all_covers_the_ptx_spellings_of_the_target() {
     let spellings: Vec<&str> = kit.entries.iter().map(|e| e.instr.as_str()).collect();
     assert!(!spellings.iter().any(|s| s.starts_with("MUFU") || s.starts_with("RRO")));
     assert!(!spellings.contains(&"add.rn.f32x2"), "sm_100 spellings are not in an sm_90 kit");
-    // Approximate scalar spellings over every input; the rest sampled.
+    // Approximate scalar spellings and the low-precision conversions from one FP8 pair over
+    // every input; the rest sampled.
     for e in &kit.entries {
         let instr: Instr = e.instr.parse().unwrap();
         let counted = matches!(e.inputs, Inputs::Counted { .. });
         let approximate =
             e.instr.contains(".approx") && instr.ty().lanes() == 1 && e.sources == 1 && e.source_bits <= 32;
-        assert_eq!(counted, approximate, "{}", e.instr);
+        let pair = instr.is_low_precision() && e.sources == 1 && e.source_bits == 16;
+        assert_eq!(counted, approximate || pair, "{}", e.instr);
+        if pair {
+            assert_eq!(e.count, 65536, "{}", e.instr);
+        }
     }
+    assert!(spellings.contains(&"cvt.rn.f16x2.e4m3x2") && spellings.contains(&"cvt.rn.satfinite.e5m2x2.f32"));
     assert!(spellings.contains(&"tanh.approx.f32") && spellings.contains(&"ex2.approx.ftz.bf16"));
     let tininess: Vec<_> = kit.entries.iter().filter(|e| e.output.contains("tininess")).collect();
     assert_eq!(tininess.len(), 8, "mul and fma .ftz.f32 in four rounding modes");
@@ -259,6 +265,133 @@ fn integer_conversions_use_byte_words_and_byte_registers() {
     let o = ptxfp(&["compare", kit]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("5 of 5 spellings compared, 0 differ"), "{}", text(&o));
+}
+
+/// The operands of a kernel's instruction line as data/ptxas/*.tsv writes them, a register's
+/// name by its type (`f` .f32, `h` .b16, `r` .b32, `q` .b8): `h, {f, f, f, f}, r`.
+fn register_letters(ptx: &str, instr: &str) -> String {
+    let line = ptx.lines().map(str::trim).find(|l| l.starts_with(&format!("{instr} "))).expect("the instruction");
+    let letter = |name: &str| {
+        let decl = ptx.lines().find(|l| l.trim().starts_with(".reg") && l.trim().ends_with(&format!(" {name};")));
+        match decl.map(|d| d.split_whitespace().nth(1).unwrap()) {
+            Some(".f32") => "f",
+            Some(".b16") => "h",
+            Some(".b32") => "r",
+            Some(".b8") => "q",
+            other => panic!("{name}: {other:?} in {ptx}"),
+        }
+    };
+    let operands = line[instr.len()..].trim().trim_end_matches(';');
+    let mut out = String::new();
+    let mut name = String::new();
+    for c in operands.chars().chain(std::iter::once(' ')) {
+        if c == '%' || (!name.is_empty() && c.is_ascii_alphanumeric()) {
+            name.push(c);
+            continue;
+        }
+        if !name.is_empty() {
+            out.push_str(letter(&name));
+            name.clear();
+        }
+        if c != ' ' || out.ends_with(',') {
+            out.push(c);
+        }
+    }
+    out.trim().to_string()
+}
+
+/// Every low-precision conversion and mixed-precision spelling of the catalog, in a kit for its
+/// lowest target: its instruction line takes operands in the registers ptxas accepted it with
+/// (data/ptxas/cvt_lowprec.tsv and mixed.tsv, scripts/ptxas_cvt_catalog.py), and the kernel
+/// declares at least the PTX ISA version ptxas first accepted the spelling at. (The optional
+/// tier scripts/ptxas_check.sh assembles them with ptxas itself.)
+#[test]
+fn low_precision_and_mixed_kernels_take_the_registers_ptxas_accepts() {
+    let mut accepted: std::collections::HashMap<String, (String, String)> = Default::default();
+    let tables = [include_str!("../data/ptxas/cvt_lowprec.tsv"), include_str!("../data/ptxas/mixed.tsv")];
+    for line in tables.iter().flat_map(|t| t.lines()).filter(|l| !l.starts_with('#') && !l.starts_with("spelling")) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        if let Ok(instr) = cols[0].parse::<Instr>() {
+            let letters: String = cols[1].chars().filter(|c| !c.is_ascii_digit()).collect();
+            accepted.insert(instr.to_string(), (letters, cols[3].to_string()));
+        }
+    }
+    let mut by_target: std::collections::BTreeMap<Target, Vec<Instr>> = Default::default();
+    for e in ptxfp::ptx::catalog::entries() {
+        if e.instr.is_low_precision() || e.instr.mixed_source().is_some() {
+            by_target.entry(e.targets.lowest().unwrap()).or_default().push(e.instr);
+        }
+    }
+    let mut checked = 0;
+    for (target, instrs) in by_target {
+        let dir = TempDir::new("lowprec-registers");
+        let req = Request { target, instrs, random: Some(4), ..request(&[], None) };
+        let kit = capture::write_kit(&req, &dir.0).unwrap_or_else(|e| panic!("{target}: {e}"));
+        for entry in &kit.entries {
+            let ptx = fs::read_to_string(dir.path(&entry.ptx)).unwrap();
+            let (letters, version) =
+                accepted.get(&entry.instr).unwrap_or_else(|| panic!("{} not in the tables", entry.instr));
+            // The destination first, then the sources.
+            assert_eq!(&register_letters(&ptx, &entry.instr), letters, "{} on {target}: {ptx}", entry.instr);
+            let declared = ptx.lines().find_map(|l| l.strip_prefix(".version ")).unwrap();
+            let number =
+                |v: &str| v.split_once('.').map(|(a, b)| (a.parse::<u32>().unwrap(), b.parse::<u32>().unwrap()));
+            assert!(number(declared) >= number(version), "{}: .version {declared}, ptxas needs {version}", entry.instr);
+            assert!(ptx.contains(&format!(".target {target}")));
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 210 + 56, "every low-precision and mixed-precision spelling");
+}
+
+/// The new forms through the runner's stand-in device and `ptxfp compare`: a pair from two f32
+/// with an 8-bit result, FP6 pairs (only codes with their padding clear), the five-operand x4
+/// `.rs` form, a scaled up-conversion with its 16-bit scale operand and a mixed-precision
+/// `fma` with f32 `c` beside bf16 `a` and `b` — every result identical.
+#[test]
+fn low_precision_kits_run_and_compare_identical() {
+    let dir = TempDir::new("lowprec-fake");
+    let kit = dir.0.to_str().unwrap();
+    let spellings = [
+        "cvt.rn.satfinite.e2m1x2.f32",
+        "cvt.rs.satfinite.e4m3x4.f32",
+        "fma.rn.sat.f32.bf16",
+        "cvt.rn.satfinite.e3m2x2.f16x2",
+    ];
+    let o = ptxfp(&[&["capture", "--arch", "sm_100a"][..], &spellings, &["--random", "3000", "--out", kit]].concat());
+    assert!(o.status.success(), "{}", text(&o));
+    let up = format!("{kit}/up");
+    let o = ptxfp(&["capture", "--arch", "sm_100a", "cvt.rn.f16x2.e2m3x2", "cvt.rn.bf16x2.ue8m0x2", "--out", &up]);
+    assert!(o.status.success(), "{}", text(&o));
+    let manifest = Manifest::load(std::path::Path::new(&up)).unwrap();
+    // Every FP6 pair with its padding clear (64 × 64 codes, from files), every ue8m0 pair (counted).
+    let fp6 = &manifest.entries[0];
+    assert_eq!((fp6.count, matches!(fp6.inputs, Inputs::Files { .. })), (4096, true), "{fp6:?}");
+    assert!(matches!(manifest.entries[1].inputs, Inputs::Counted { .. }) && manifest.entries[1].count == 65536);
+    let bin = env!("CARGO_BIN_EXE_ptxfp");
+    for k in [kit, up.as_str()] {
+        let o = runner(&[k, "--fake", bin]);
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let o = ptxfp(&["compare", kit]);
+    assert!(o.status.success() && text(&o).contains("4 of 4 spellings compared, 0 differ"), "{}", text(&o));
+    let o = ptxfp(&["compare", &up]);
+    assert!(o.status.success() && text(&o).contains("2 of 2 spellings compared, 0 differ"), "{}", text(&o));
+    let e2m1 = fs::read_to_string(dir.path("cvt.rn.satfinite.e2m1x2.f32.ptx")).unwrap();
+    assert!(e2m1.contains(".reg .b8 %d;") && e2m1.contains("st.global.b8 [%rd2], %d;"), "{e2m1}");
+    let x4 = fs::read_to_string(dir.path("cvt.rs.satfinite.e4m3x4.f32.ptx")).unwrap();
+    assert!(x4.contains("cvt.rs.satfinite.e4m3x4.f32 %d, {%a0, %a1, %a2, %a3}, %a4;"), "{x4}");
+    // The pair from two f32 without --random: every f32 value through both lanes.
+    let both = format!("{kit}/both");
+    let o = ptxfp(&["capture", "cvt.rn.satfinite.e4m3x2.f32", "--out", &both]);
+    assert!(o.status.success(), "{}", text(&o));
+    let entry = &Manifest::load(std::path::Path::new(&both)).unwrap().entries[0];
+    assert_eq!(entry.count, 1 << 32);
+    let Inputs::Counted { counters } = &entry.inputs else { panic!("{entry:?}") };
+    assert!(counters.iter().all(|c| (c.lo, c.len, c.stride) == (0, 1 << 32, 1)), "{counters:?}");
+    // A range is for sources of one float format.
+    let o = ptxfp(&["capture", "--arch", "sm_100a", "add.rn.f32.f16", "--range", "1.0..2.0", "--out", &both]);
+    assert!(text(&o).contains("--range is for sources of one floating-point format"), "{}", text(&o));
 }
 
 /// scripts/capture_pipeline.sh with the stand-in device: one kit per plan line, each compared

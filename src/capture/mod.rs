@@ -22,7 +22,7 @@ use crate::batch::{BatchError, Word};
 use crate::format::Format;
 use crate::io::{self, Dtype, Writer};
 use crate::ops::cvt_int::IntType;
-use crate::ptx::{catalog, Element, Instr, Mode, Opcode, ParseError, Target, TargetError};
+use crate::ptx::{catalog, Element, Instr, Mode, Opcode, ParseError, Target, TargetError, Type};
 use crate::round::Rounding;
 use crate::sweep::domain::{count_up, Domain, PatternSet, Sampling};
 use crate::sweep::DomainError;
@@ -126,17 +126,15 @@ pub enum Error {
     /// The target lacks a spelling named.
     #[error(transparent)]
     Target(#[from] TargetError),
-    /// A low-precision conversion or a mixed-precision instruction named: the kit does not
-    /// write their kernels yet (their narrow, mixed-width and five-operand forms).
-    #[error("{instr}: the capture kit does not write the low-precision conversions and the mixed-precision forms yet")]
-    LowPrecision { instr: Instr },
     #[error("nothing to capture: name the spellings, or ask for all")]
     Nothing,
     /// The range or sample count asked for is not a domain.
     #[error(transparent)]
     Domain(#[from] DomainError),
-    #[error("{instr}: a range is for floating-point sources")]
-    RangeOfIntegers { instr: Instr },
+    /// A range names values of one float format: the operands of `instr` are integers or
+    /// low-precision words, or of several types.
+    #[error("{instr}: a range is for sources of one floating-point format")]
+    RangeNotOneFloat { instr: Instr },
     #[error("{instr}: a range of a packed type needs a random sample")]
     RangeOfPacked { instr: Instr },
     #[error("{instr}: a domain of {count} inputs in several intervals is too large to write; sample it")]
@@ -183,8 +181,10 @@ pub struct Request {
     pub target: Target,
     /// The spellings named; empty with `all`.
     pub instrs: Vec<Instr>,
-    /// Every PTX spelling the target has: the approximate scalar ones over every input, the
-    /// rest on `samples` edge-biased inputs, and the `.ftz` tininess boundary of `mul`/`fma`.
+    /// Every PTX spelling the target has: the approximate scalar ones and the low-precision
+    /// conversions from one word of at most 16 bits over every input, the rest on `random`
+    /// (default [`DEFAULT_SAMPLES`]) edge-biased inputs, and the `.ftz` tininess boundary of
+    /// `mul`/`fma`.
     pub all: bool,
     /// `--range LO..HI` for every operand of the named spellings.
     pub range: Option<String>,
@@ -210,17 +210,13 @@ pub fn is_ptx(instr: &Instr) -> bool {
 }
 
 /// Whether `--all` sweeps `instr` over every input: the approximate scalar spellings whose
-/// domain has at most 2^32 inputs (all f32, f16 and bf16 values of the unary ones).
+/// domain has at most 2^32 inputs (all f32, f16 and bf16 values of the unary ones), and the
+/// low-precision conversions from one word of at most 16 bits (every FP8, FP6, FP4 and ue8m0
+/// pair).
 fn exhaustive_in_all(instr: &Instr) -> bool {
-    matches!(instr.mode(), Mode::Approx | Mode::Full)
-        && instr.ty().lanes() == 1
-        && instr.operand_counts()[0] == 1
-        && instr.source_bits() <= 32
-}
-
-/// Whether the kit cannot write `instr`'s kernel yet ([`Error::LowPrecision`]).
-fn not_yet(instr: &Instr) -> bool {
-    instr.is_low_precision() || instr.mixed_source().is_some()
+    let unary = instr.operand_counts()[0] == 1;
+    let approximate = matches!(instr.mode(), Mode::Approx | Mode::Full) && instr.ty().lanes() == 1;
+    unary && ((approximate && instr.source_bits() <= 32) || (instr.is_low_precision() && instr.source_bits() <= 16))
 }
 
 /// Write the kit `request` describes into `dir` (created if needed) and return its manifest.
@@ -229,7 +225,7 @@ pub fn write_kit(request: &Request, dir: &Path) -> Result<Manifest, Error> {
     if request.all {
         for entry in catalog::entries() {
             let instr = entry.instr;
-            if !is_ptx(&instr) || not_yet(&instr) || !entry.targets.contains(request.target) {
+            if !is_ptx(&instr) || !entry.targets.contains(request.target) {
                 continue;
             }
             let random = if exhaustive_in_all(&instr) { None } else { Some(request.random.unwrap_or(DEFAULT_SAMPLES)) };
@@ -240,9 +236,6 @@ pub fn write_kit(request: &Request, dir: &Path) -> Result<Manifest, Error> {
     for &instr in &request.instrs {
         if !is_ptx(&instr) {
             return Err(Error::Sass { instr });
-        }
-        if not_yet(&instr) {
-            return Err(Error::LowPrecision { instr });
         }
         request.target.check(&instr)?;
         let sources = instr.operand_counts()[0];
@@ -281,6 +274,34 @@ fn integer_patterns(int: IntType) -> PatternSet {
     }
 }
 
+/// The pattern set of one element of `ty`: every value of its float format (edge-biased when
+/// sampled), every word of its integer type, every code of its narrow format (an FP6 code's
+/// padding bits clear: ptxfp refuses a set one, as PTX leaves its result undefined).
+fn element_patterns(ty: Type) -> PatternSet {
+    match ty.element() {
+        Element::Float(fmt) => PatternSet::all(fmt),
+        Element::Int(int) => integer_patterns(int),
+        Element::Narrow(_) => {
+            let bits = ty.element_bits();
+            let codes = ty.code_bits() & (u64::MAX >> (64 - bits));
+            match bits {
+                32 => PatternSet::all(Format::F32),
+                _ => PatternSet::first_patterns(Format::F16, codes),
+            }
+        }
+    }
+}
+
+/// Whether `instr`'s explicit capture covers every value of its two f32 sources through both
+/// lanes, as `a = b` ([`Source::Counters`]): the pair conversions from two f32
+/// (`cvt.rn.satfinite.e4m3x2.f32 d, a, b`), each of whose lanes converts one operand.
+fn both_lanes_of_every_f32(instr: &Instr, sources: usize) -> bool {
+    matches!(instr.opcode(), Opcode::Cvt { .. })
+        && sources == 2
+        && instr.ty().lanes() == 2
+        && (0..2).all(|j| instr.source_type(j) == Type::F32)
+}
+
 /// One spelling over one domain, before its files are written.
 struct Plan {
     instr: Instr,
@@ -290,16 +311,21 @@ struct Plan {
 }
 
 enum Source {
-    /// A domain of [`Domain`] (one pattern set per operand, packed types lane by lane).
+    /// A domain of [`Domain`]: one pattern set per element of each operand, operand by operand
+    /// (a packed operand's lanes from the lowest).
     Domain(Domain),
+    /// Counted on the GPU, `count` inputs.
+    Counters { counters: Vec<Counter>, count: u64 },
     /// Explicit operand lists.
     Lists(Vec<Vec<u64>>),
 }
 
 impl Plan {
-    /// `instr` with `sources` operands over every operand pattern of its source format (or of
-    /// `range`): enumerated when that is at most 2^32 inputs and `random` is `None`, else
-    /// `random` (or the sweep's default count of) edge-biased samples.
+    /// `instr` with `sources` operands over every operand pattern of its source types (or of
+    /// `range`, for sources of one float format): enumerated when that is at most 2^32 inputs
+    /// and `random` is `None`, else `random` (or the sweep's default count of) edge-biased
+    /// samples. A pair conversion from two f32 without `random` takes every f32 value through
+    /// both lanes ([`both_lanes_of_every_f32`]).
     fn standard(
         instr: Instr,
         sources: usize,
@@ -307,33 +333,51 @@ impl Plan {
         random: Option<u64>,
         seed: u64,
     ) -> Result<Plan, Error> {
-        let ty = instr.source_type(0);
-        let (set, what) = match (ty.element(), range) {
-            (Element::Float(fmt), Some(r)) => (PatternSet::range(fmt, r)?, format!("range {r}")),
-            (Element::Float(fmt), None) => (PatternSet::all(fmt), format!("all {} values", fmt.name())),
-            (Element::Narrow(_), _) => return Err(Error::LowPrecision { instr }),
-            (Element::Int(_), Some(_)) => {
-                return Err(Error::RangeOfIntegers { instr });
-            }
-            (Element::Int(int), None) => {
-                let set = integer_patterns(int);
+        let types: Vec<Type> = (0..sources).map(|j| instr.source_type(j)).collect();
+        let ty = types[0];
+        let one_type = types.iter().all(|&t| t == ty);
+        if random.is_none() && range.is_none() && both_lanes_of_every_f32(&instr, sources) {
+            let all = Counter { lo: 0, len: 1 << 32, stride: 1 };
+            let what = "every f32 value through both lanes (a = b): 4294967296 inputs".to_string();
+            return Ok(Plan {
+                instr,
+                sources,
+                what,
+                source: Source::Counters { counters: vec![all; 2], count: 1 << 32 },
+            });
+        }
+        let (range_set, what) = match (ty.element(), range) {
+            (Element::Float(fmt), Some(r)) if one_type => (Some(PatternSet::range(fmt, r)?), format!("range {r}")),
+            (_, Some(_)) => return Err(Error::RangeNotOneFloat { instr }),
+            (Element::Float(fmt), None) if one_type => (None, format!("all {} values", fmt.name())),
+            (Element::Int(int), None) if one_type => {
                 let what = match int.bits() {
                     64 => format!("{} words", int.name()),
-                    _ => format!("all {} {} words", set.len(), int.name()),
+                    _ => format!("all {} {} words", integer_patterns(int).len(), int.name()),
                 };
-                (set, what)
+                (None, what)
+            }
+            (_, None) => {
+                let names: Vec<&str> = types.iter().map(|t| t.name()).collect();
+                (None, format!("{} words", names.join(" × ")))
             }
         };
-        // Packed operands draw each lane from the set: one pattern set per lane.
-        let lanes = ty.lanes() as usize;
-        let domain = Domain::new(vec![set; sources * lanes], what, random.map(|n| (n, seed)))?;
-        if domain.sampling == Sampling::Exhaustive && lanes > 1 && range.is_some() {
+        // One pattern set per element of each operand.
+        let sets: Vec<PatternSet> = types
+            .iter()
+            .flat_map(|&t| {
+                let set = range_set.clone().unwrap_or_else(|| element_patterns(t));
+                std::iter::repeat_n(set, t.lanes() as usize)
+            })
+            .collect();
+        let domain = Domain::new(sets, what, random.map(|n| (n, seed)))?;
+        if domain.sampling == Sampling::Exhaustive && ty.lanes() > 1 && range.is_some() {
             return Err(Error::RangeOfPacked { instr });
         }
         let what = match domain.sampling {
-            // The pattern set of an integer source is named after a float format.
-            Sampling::Exhaustive if ty.int().is_some() => domain.what.clone(),
-            Sampling::Exhaustive => domain.describe(),
+            Sampling::Exhaustive if ty.int().is_some() && one_type => domain.what.clone(),
+            Sampling::Exhaustive if ty.float().is_some() && one_type && ty.lanes() == 1 => domain.describe(),
+            Sampling::Exhaustive => format!("{}: all {} inputs", domain.what, domain.count()),
             Sampling::Random { n, seed } => {
                 format!("{}: {n} edge-biased random inputs (seed {seed})", domain.what)
             }
@@ -345,43 +389,28 @@ impl Plan {
     fn stem(&self) -> String {
         let tag = match self.source {
             Source::Lists(_) => "-tininess",
-            Source::Domain(_) => "",
+            Source::Domain(_) | Source::Counters { .. } => "",
         };
         format!("{}{tag}", self.instr)
     }
 
     /// Write the kernel and any operand files; return the manifest entry.
     fn write(&self, target: Target, dir: &Path, stem: &str) -> Result<Entry, Error> {
-        let ty = self.instr.source_type(0);
-        let bits = ty.bits();
+        let bits = self.instr.source_bits();
         let (count, inputs) = match &self.source {
-            Source::Domain(d) if d.sampling == Sampling::Exhaustive && ty.lanes() == 1 => match counters(d) {
-                Some(counters) => (d.count(), Inputs::Counted { counters }),
-                None if d.count() <= MAX_FILE_INPUTS => {
-                    (d.count(), self.write_files(dir, stem, d.count(), |start, out| d.fill(start, out))?)
-                }
-                None => return Err(Error::TooManyIntervals { instr: self.instr, count: d.count() }),
-            },
+            Source::Counters { counters, count } => (*count, Inputs::Counted { counters: counters.clone() }),
             Source::Domain(d) => {
+                let exhaustive = d.sampling == Sampling::Exhaustive;
                 let count = d.count();
-                if count > MAX_FILE_INPUTS {
-                    return Err(Error::TooManySamples { instr: self.instr, count });
-                }
-                let lanes = ty.lanes() as usize;
-                let lane_bits = bits / lanes as u32;
-                let inputs = self.write_files(dir, stem, count, |start, out: &mut [&mut [u64]]| {
-                    let n = out[0].len();
-                    let mut draws: Vec<Vec<u64>> = vec![vec![0; n]; out.len() * lanes];
-                    let mut views: Vec<&mut [u64]> = draws.iter_mut().map(|v| &mut v[..]).collect();
-                    d.fill(start, &mut views);
-                    // Operand j, lane l (l = 0 the lowest) is draw j·lanes + l.
-                    for (j, operand) in out.iter_mut().enumerate() {
-                        for (i, word) in operand.iter_mut().enumerate() {
-                            *word = (0..lanes).fold(0, |w, l| w | draws[j * lanes + l][i] << (l as u32 * lane_bits));
-                        }
+                let counted = if exhaustive { counters(&self.instr, d) } else { None };
+                match counted {
+                    Some(counters) => (count, Inputs::Counted { counters }),
+                    _ if count > MAX_FILE_INPUTS && exhaustive => {
+                        return Err(Error::TooManyIntervals { instr: self.instr, count })
                     }
-                })?;
-                (count, inputs)
+                    _ if count > MAX_FILE_INPUTS => return Err(Error::TooManySamples { instr: self.instr, count }),
+                    _ => (count, self.write_files(dir, stem, count, |start, out| self.fill_from(d, start, out))?),
+                }
             }
             Source::Lists(lists) => {
                 let count = lists[0].len() as u64;
@@ -411,6 +440,24 @@ impl Plan {
             inputs,
             output: format!("{stem}.out.npy"),
         })
+    }
+
+    /// The operand words of inputs `start..start + out[0].len()` of `domain`: its elements
+    /// drawn set by set, each operand's lanes packed from the lowest.
+    fn fill_from(&self, domain: &Domain, start: u64, out: &mut [&mut [u64]]) {
+        let n = out[0].len();
+        let mut draws: Vec<Vec<u64>> = vec![vec![0; n]; domain.sets.len()];
+        let mut views: Vec<&mut [u64]> = draws.iter_mut().map(|v| &mut v[..]).collect();
+        domain.fill(start, &mut views);
+        let mut set = 0;
+        for (j, operand) in out.iter_mut().enumerate() {
+            let ty = self.instr.source_type(j);
+            let (lanes, lane_bits) = (ty.lanes() as usize, ty.element_bits());
+            for (i, word) in operand.iter_mut().enumerate() {
+                *word = (0..lanes).fold(0, |w, l| w | draws[set + l][i] << (l as u32 * lane_bits));
+            }
+            set += lanes;
+        }
     }
 
     /// Write `count` inputs, generated a block at a time by `fill(start, operands)`, as one
@@ -452,12 +499,39 @@ impl Plan {
     }
 }
 
-/// The counters of an exhaustive domain whose operand sets are single intervals.
-fn counters(domain: &Domain) -> Option<Vec<Counter>> {
+/// The counters of an exhaustive domain whose operands are each one interval of words: an
+/// unpacked operand whose set is one interval, or a packed one whose every lane takes every
+/// pattern of its width (every f16x2 word, every e4m3x2 pair).
+fn counters(instr: &Instr, domain: &Domain) -> Option<Vec<Counter>> {
+    let mut intervals = Vec::new();
+    let mut set = 0;
+    for j in 0.. {
+        if set == domain.sets.len() {
+            break;
+        }
+        let ty = instr.source_type(j);
+        let lanes = ty.lanes() as usize;
+        let lane_sets = domain.sets.get(set..set + lanes)?;
+        set += lanes;
+        let interval = match lane_sets {
+            [one] => match one.intervals() {
+                &[(lo, hi)] => (lo, hi),
+                _ => return None,
+            },
+            _ => {
+                let top = u64::MAX >> (64 - ty.element_bits());
+                let full = |s: &PatternSet| s.intervals() == [(0, top)];
+                if !lane_sets.iter().all(full) {
+                    return None;
+                }
+                (0, u64::MAX >> (64 - ty.bits()))
+            }
+        };
+        intervals.push(interval);
+    }
     let mut stride = 1;
-    let mut out = vec![Counter { lo: 0, len: 0, stride: 0 }; domain.sets.len()];
-    for (j, set) in domain.sets.iter().enumerate().rev() {
-        let &[(lo, hi)] = set.intervals() else { return None };
+    let mut out = vec![Counter { lo: 0, len: 0, stride: 0 }; intervals.len()];
+    for (j, &(lo, hi)) in intervals.iter().enumerate().rev() {
         out[j] = Counter { lo, len: hi - lo + 1, stride };
         stride *= hi - lo + 1;
     }

@@ -338,7 +338,7 @@ impl Domain {
                 // An odometer over the operand sets: the last operand turns fastest; each
                 // wheel holds its pattern and the interval it is in.
                 let k = self.sets.len();
-                let mut wheel = [(0u64, 0usize); 3];
+                let mut wheel = vec![(0u64, 0usize); k];
                 let mut rest = start;
                 for j in (0..k).rev() {
                     let set = &self.sets[j];

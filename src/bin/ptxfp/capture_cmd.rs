@@ -18,15 +18,17 @@ use crate::{print_out, FAILED};
 pub struct CaptureArgs {
     /// The spellings to capture (PTX spellings; see `ptxfp ops`).
     instrs: Vec<Instr>,
-    /// Every PTX spelling the architecture has: the approximate scalar ones over every input,
-    /// the others on edge-biased samples, and the `.ftz` tininess boundary of mul/fma.f32.
+    /// Every PTX spelling the architecture has: the approximate scalar ones and the
+    /// low-precision conversions from one word of 16 bits or fewer over every input, the
+    /// others on edge-biased samples, and the `.ftz` tininess boundary of mul/fma.f32. (A
+    /// named pair conversion from two f32 takes every f32 value through both lanes.)
     #[arg(long)]
     all: bool,
     /// The architecture the kernels are written for (their `.target`; the GPU must have it).
     #[arg(long, default_value = "sm_90")]
     arch: Target,
     /// Only values in LO..HI or LO..=HI, for every operand of the named spellings (as for
-    /// `sweep`).
+    /// `sweep`; their operands must be of one floating-point format).
     #[arg(long, value_name = "LO..HI", allow_hyphen_values = true)]
     range: Option<String>,
     /// N edge-biased random inputs instead of the whole domain (default with --all for the
@@ -62,7 +64,7 @@ fn capture_error(e: capture::Error) -> String {
             format!("{instr} is a SASS operation: capture the PTX spellings that lower to it (see `ptxfp ops`)")
         }
         Error::Nothing => "name the spellings to capture, or --all".into(),
-        Error::RangeOfIntegers { instr } => format!("{instr}: --range is for floating-point sources"),
+        Error::RangeNotOneFloat { instr } => format!("{instr}: --range is for sources of one floating-point format"),
         Error::RangeOfPacked { instr } => format!("{instr}: a --range of a packed type needs --random"),
         Error::TooManyIntervals { instr, count } => {
             format!("{instr}: a domain of {count} inputs in several intervals is too large to write; use --random N")

@@ -1,6 +1,6 @@
 //! `cvt.rs.satfinite.f16x2.f32` and `cvt.rs.satfinite.bf16x2.f32` against the published B200
-//! reference over its whole band (../shared/LOWPREC.md §4.1): the test of
-//! hibouwu/PTX-Instruction-Accuracy-Test@5961855 (`B200/run_b200_cvt_rs_bf16x2.py`) ran both
+//! reference over its whole band (docs/semantics.md §8.6; ../shared/LOWPREC.md, section 4.1):
+//! the test of hibouwu/PTX-Instruction-Accuracy-Test@5961855 (`B200/run_b200_cvt_rs_bf16x2.py`) ran both
 //! instructions on a B200 (sm_100a, SASS `F2FP.SATFINITE.{F16,BF16}.F32.PACK_AB.RS`) for every
 //! `a` from 0x33000000 to 0x34800000 with `b` = 0xDEADBEEF and `rbits` = 0x1FFF1FFF, and its
 //! README reports that all 50,331,650 lanes equal its reference model, which is:

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use ptxfp::{Instr, Target};
 
-/// The wheels, as ../shared/LOWPREC.md §2.1 names them (cccl has no 13.5 release; its newest
+/// The wheels ../shared/LOWPREC.md names in its section 2.1 (cccl has no 13.5 release; its newest
 /// 13.3 provides `nv/target`).
 pub const WHEELS: [&str; 3] =
     ["nvidia-cuda-runtime==13.5.37", "nvidia-cuda-crt==13.5.37", "nvidia-cuda-cccl==13.3.5.0.6"];

@@ -7,7 +7,7 @@
 //! 2^32 word of the forms from f16x2 and bf16x2.
 //!
 //! The host code takes about 50 s of one core per spelling: 5.8 minutes for the nine on two AMD
-//! EPYC cores (2026-12-02), so this tier is not
+//! EPYC cores (2026-12-02), 28 minutes for all 50 (2026-12-03), so this tier is not
 //! part of `cargo test` or `.ci/run` (the Cargo.toml target has `test = false`): run it by name,
 //! `cargo test --features internals --test nvidia_host_exhaustive`. The result of its last
 //! run is in docs/semantics.md §8.7.

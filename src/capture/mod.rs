@@ -402,7 +402,7 @@ impl Plan {
             Source::Domain(d) => {
                 let exhaustive = d.sampling == Sampling::Exhaustive;
                 let count = d.count();
-                let counted = if exhaustive { counters(&self.instr, d) } else { None };
+                let counted = if exhaustive { counters(&self.instr, self.sources, d) } else { None };
                 match counted {
                     Some(counters) => (count, Inputs::Counted { counters }),
                     _ if count > MAX_FILE_INPUTS && exhaustive => {
@@ -502,13 +502,10 @@ impl Plan {
 /// The counters of an exhaustive domain whose operands are each one interval of words: an
 /// unpacked operand whose set is one interval, or a packed one whose every lane takes every
 /// pattern of its width (every f16x2 word, every e4m3x2 pair).
-fn counters(instr: &Instr, domain: &Domain) -> Option<Vec<Counter>> {
-    let mut intervals = Vec::new();
+fn counters(instr: &Instr, sources: usize, domain: &Domain) -> Option<Vec<Counter>> {
+    let mut intervals = Vec::with_capacity(sources);
     let mut set = 0;
-    for j in 0.. {
-        if set == domain.sets.len() {
-            break;
-        }
+    for j in 0..sources {
         let ty = instr.source_type(j);
         let lanes = ty.lanes() as usize;
         let lane_sets = domain.sets.get(set..set + lanes)?;

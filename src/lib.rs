@@ -29,6 +29,7 @@ pub mod bench;
 pub mod capture;
 pub mod io;
 pub mod operand;
+pub mod mma;
 pub mod ptx;
 pub mod quote;
 #[cfg(feature = "sweep")]

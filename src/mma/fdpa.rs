@@ -1,5 +1,5 @@
 //! The fused dot product of the floating-point tensor cores, computed exactly on integers
-//! (docs/semantics.md §9.2–§9.4): T-FDPA, the fused dot product with truncated alignment, with its
+//! (docs/tensorcore.md–§9.4): T-FDPA, the fused dot product with truncated alignment, with its
 //! block-scaled form ST-FDPA (`kind::mxf8f6f4`) and the group-scaled GST-FDPA (`kind::mxf4`,
 //! `kind::mxf4nvf4`).
 //!
@@ -16,7 +16,7 @@
 //! Blocks chain in k order: each block's result, in the output type, is the next block's `c`.
 //! The model and its parameters are MMA-Sim's (arXiv 2511.10909, PyPI `mmasim` 2.1.1
 //! `mmasim/arithmetic/fdpa.py`), validated there on hardware; the sets of public hardware data
-//! each parameter row reproduces are listed in docs/semantics.md §9.6.
+//! each parameter row reproduces are listed in docs/tensorcore.md.
 
 use crate::format::{Format, Unpacked};
 use crate::mma::types::MmaType;

@@ -1,5 +1,5 @@
 //! The tensor cores: `mma.sync`, `wmma.mma`, `wgmma.mma_async` and `tcgen05.mma`
-//! (docs/semantics.md §9).
+//! (docs/tensorcore.md).
 //!
 //! PTX leaves their arithmetic unspecified ("the accumulation order, rounding and handling of
 //! subnormal inputs are unspecified"); ptxfp evaluates the published hardware-validated model of

@@ -1,5 +1,5 @@
 //! The parameters of the tensor cores' dot product per architecture, unit and input kind
-//! (docs/semantics.md §9.5): one row per datapath, each with its source and evidence.
+//! (docs/tensorcore.md): one row per datapath, each with its source and evidence.
 //!
 //! Source of every parameter: MMA-Sim 2.1.1 (PyPI `mmasim`, `mmasim/nv_ptx/sim.py`, Xie et al.,
 //! arXiv 2511.10909): the block length L is 16 bytes of operands up to sm_89 and 32 bytes from
@@ -96,7 +96,7 @@ pub enum OutType {
 pub struct Row {
     pub fdpa: Fdpa,
     /// What stands behind the row's bits: hardware-verified where public hardware data
-    /// (docs/semantics.md §9.6) covers it, model where only the published models do.
+    /// (docs/tensorcore.md) covers it, model where only the published models do.
     pub evidence: Evidence,
     /// The source of the row, and its open question where there is one.
     pub source: &'static str,
@@ -148,7 +148,7 @@ pub fn row(generation: Generation, unit: Unit, kind: InputKind, out: OutType) ->
             if out == O32 {
                 "MMA-Sim 2.1.1; reproduces the public H100 FP8 data (taken with C = 0, by the data's authors' account from wgmma)"
             } else {
-                "MMA-Sim 2.1.1; the public H100 FP8 -> f16 data fits no known model (docs/semantics.md §9.7)"
+                "MMA-Sim 2.1.1; the public H100 FP8 -> f16 data fits no known model (docs/tensorcore.md)"
             },
         ),
         (Hopper, Fp8) => r(
@@ -160,7 +160,7 @@ pub fn row(generation: Generation, unit: Unit, kind: InputKind, out: OutType) ->
             pick(fdpa(32, 25, rz, -133), fdpa(32, 25, rne, -21)),
             Model,
             if unit == Unit::Mma {
-                "MMA-Sim 2.1.1 (its row of tcgen05); the public B200 mma.sync FP8 -> f32 data fits no known model (docs/semantics.md §9.7)"
+                "MMA-Sim 2.1.1 (its row of tcgen05); the public B200 mma.sync FP8 -> f32 data fits no known model (docs/tensorcore.md)"
             } else {
                 MMASIM
             },

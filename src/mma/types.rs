@@ -1,5 +1,5 @@
 //! The element types of tensor-core operands: how a code is decoded to its exact value and the
-//! least exponent the datapath aligns it with (docs/semantics.md §9.2).
+//! least exponent the datapath aligns it with (docs/tensorcore.md).
 
 use crate::format::{Format, Unpacked};
 use crate::narrow::Narrow;
@@ -96,7 +96,7 @@ impl MmaType {
     }
 
     /// The exponent of the smallest normal binade: the floor of the alignment exponent
-    /// `Exp(x) = max(⌊log2 |x|⌋, emin)` (docs/semantics.md §9.2). ue8m0 has no subnormals; its
+    /// `Exp(x) = max(⌊log2 |x|⌋, emin)` (docs/tensorcore.md). ue8m0 has no subnormals; its
     /// least value 2^−127 is its own floor.
     pub const fn emin(self) -> i32 {
         match self {

@@ -28,8 +28,8 @@ pub mod bench;
 #[cfg(feature = "sweep")]
 pub mod capture;
 pub mod io;
-pub mod operand;
 pub mod mma;
+pub mod operand;
 pub mod ptx;
 pub mod quote;
 #[cfg(feature = "sweep")]

@@ -122,11 +122,7 @@ fn code_of(ty: MmaType, word: u32) -> u32 {
         }
         _ => (0..1u32 << ty.bits())
             .find(|&code| {
-                let x = ptxfp::Narrow::ALL
-                    .into_iter()
-                    .find(|n| n.name() == ty.name())
-                    .unwrap()
-                    .to_f64(code as u64);
+                let x = ptxfp::Narrow::ALL.into_iter().find(|n| n.name() == ty.name()).unwrap().to_f64(code as u64);
                 x == v as f64 && x.is_sign_negative() == v.is_sign_negative()
             })
             .unwrap_or_else(|| panic!("{v} is not an {ty}")),
@@ -159,7 +155,10 @@ fn set(files: &BTreeMap<String, Vec<u8>>, gpu: &str, dir: &str, ty: MmaType, out
         OutType::F32 => (c32, binary_rows(text(files, &format!("{gpu}/{dir}/d_{gpu}_fp32.txt")))),
         OutType::F16 => (
             c32.iter().map(|&w| half::f16::from_f32(f32::from_bits(w)).to_bits() as u32).collect(),
-            binary_rows(text(files, &format!("{gpu}/{dir}/d_{gpu}_fp16.txt"))).into_iter().map(f16_of_f32_word).collect(),
+            binary_rows(text(files, &format!("{gpu}/{dir}/d_{gpu}_fp16.txt")))
+                .into_iter()
+                .map(f16_of_f32_word)
+                .collect(),
         ),
     };
     let (a, b) = (rows("a"), rows("b"));
@@ -190,35 +189,56 @@ fn kind_of(ty: MmaType) -> InputKind {
     }
 }
 
-/// Every set a published model fits, with the instruction that captured it and its K.
-const FITTING: [(&str, &str, MmaType, OutType, Generation, Unit, usize, bool); 22] = {
+/// One captured set: the GPU, the set's directory, its input type and output, and the instruction
+/// that captured it (its generation, unit and K; `c_zero` where the capture ran with C = 0).
+#[derive(Clone, Copy)]
+struct Capture {
+    gpu: &'static str,
+    dir: &'static str,
+    ty: MmaType,
+    out: OutType,
+    generation: Generation,
+    unit: Unit,
+    k: usize,
+    c_zero: bool,
+}
+
+const fn capture(
+    (gpu, dir, ty, out): (&'static str, &'static str, MmaType, OutType),
+    (generation, unit, k, c_zero): (Generation, Unit, usize, bool),
+) -> Capture {
+    Capture { gpu, dir, ty, out, generation, unit, k, c_zero }
+}
+
+/// Every set a published model fits.
+const FITTING: [Capture; 22] = {
     use Generation::*;
     use MmaType::*;
     use OutType::{F16 as H, F32 as S};
     use Unit::*;
     [
-        ("V100", "fp16", F16, S, Volta, Mma, 16, false),
-        ("V100", "fp16", F16, H, Volta, Mma, 16, false),
-        ("A100", "fp16", F16, S, Ampere, Mma, 16, false),
-        ("A100", "fp16", F16, H, Ampere, Mma, 16, false),
-        ("A100", "bf16", Bf16, S, Ampere, Mma, 16, false),
-        ("A100", "tf32", Tf32, S, Ampere, Mma, 8, false),
-        ("Ada", "fp16", F16, S, Ada, Mma, 16, false),
-        ("Ada", "fp16", F16, H, Ada, Mma, 16, false),
-        ("Ada", "bf16", Bf16, S, Ada, Mma, 16, false),
-        ("Ada", "tf32", Tf32, S, Ada, Mma, 8, false),
-        ("Ada", "E4M3", E4m3, S, Ada, Mma, 32, false),
-        ("Ada", "E5M2", E5m2, S, Ada, Mma, 32, false),
-        ("H100", "fp16", F16, S, Hopper, Mma, 16, false),
-        ("H100", "fp16", F16, H, Hopper, Mma, 16, false),
-        ("H100", "bf16", Bf16, S, Hopper, Mma, 16, false),
-        ("H100", "tf32", Tf32, S, Hopper, Mma, 8, false),
-        ("H100", "E4M3", E4m3, S, Hopper, Wgmma, 32, true),
-        ("H100", "E5M2", E5m2, S, Hopper, Wgmma, 32, true),
-        ("B200", "fp16", F16, S, Blackwell, Mma, 16, false),
-        ("B200", "fp16", F16, H, Blackwell, Mma, 16, false),
-        ("B200", "bf16", Bf16, S, Blackwell, Mma, 16, false),
-        ("B200", "tf32", Tf32, S, Blackwell, Mma, 8, false),
+        capture(("V100", "fp16", F16, S), (Volta, Mma, 16, false)),
+        capture(("V100", "fp16", F16, H), (Volta, Mma, 16, false)),
+        capture(("A100", "fp16", F16, S), (Ampere, Mma, 16, false)),
+        capture(("A100", "fp16", F16, H), (Ampere, Mma, 16, false)),
+        capture(("A100", "bf16", Bf16, S), (Ampere, Mma, 16, false)),
+        capture(("A100", "tf32", Tf32, S), (Ampere, Mma, 8, false)),
+        capture(("Ada", "fp16", F16, S), (Ada, Mma, 16, false)),
+        capture(("Ada", "fp16", F16, H), (Ada, Mma, 16, false)),
+        capture(("Ada", "bf16", Bf16, S), (Ada, Mma, 16, false)),
+        capture(("Ada", "tf32", Tf32, S), (Ada, Mma, 8, false)),
+        capture(("Ada", "E4M3", E4m3, S), (Ada, Mma, 32, false)),
+        capture(("Ada", "E5M2", E5m2, S), (Ada, Mma, 32, false)),
+        capture(("H100", "fp16", F16, S), (Hopper, Mma, 16, false)),
+        capture(("H100", "fp16", F16, H), (Hopper, Mma, 16, false)),
+        capture(("H100", "bf16", Bf16, S), (Hopper, Mma, 16, false)),
+        capture(("H100", "tf32", Tf32, S), (Hopper, Mma, 8, false)),
+        capture(("H100", "E4M3", E4m3, S), (Hopper, Wgmma, 32, true)),
+        capture(("H100", "E5M2", E5m2, S), (Hopper, Wgmma, 32, true)),
+        capture(("B200", "fp16", F16, S), (Blackwell, Mma, 16, false)),
+        capture(("B200", "fp16", F16, H), (Blackwell, Mma, 16, false)),
+        capture(("B200", "bf16", Bf16, S), (Blackwell, Mma, 16, false)),
+        capture(("B200", "tf32", Tf32, S), (Blackwell, Mma, 8, false)),
     ]
 };
 
@@ -226,7 +246,7 @@ const FITTING: [(&str, &str, MmaType, OutType, Generation, Unit, usize, bool); 2
 fn every_set_a_published_model_fits_matches_bit_for_bit() {
     let Some(files) = require_data() else { return };
     let mut failures = Vec::new();
-    for (gpu, dir, ty, out, generation, unit, k, c_zero) in FITTING {
+    for Capture { gpu, dir, ty, out, generation, unit, k, c_zero } in FITTING {
         let set = set(files, gpu, dir, ty, out, k);
         let fdpa = row(generation, unit, kind_of(ty), out).expect("a row").fdpa;
         let (hits, first) = matches(&set, |a, b, c| fdpa.dot(ty, a, ty, b, if c_zero { 0 } else { c }, None));

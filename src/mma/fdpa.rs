@@ -1,5 +1,5 @@
 //! The fused dot product of the floating-point tensor cores, computed exactly on integers
-//! (docs/tensorcore.md–§9.4): T-FDPA, the fused dot product with truncated alignment, with its
+//! (docs/tensorcore.md): T-FDPA, the fused dot product with truncated alignment, with its
 //! block-scaled form ST-FDPA (`kind::mxf8f6f4`) and the group-scaled GST-FDPA (`kind::mxf4`,
 //! `kind::mxf4nvf4`).
 //!
@@ -211,9 +211,9 @@ fn product_term(ta: MmaType, a: u32, tb: MmaType, b: u32, scale: Scale, e_zero: 
     use Unpacked::*;
     match (ta.decode(a), tb.decode(b)) {
         (Nan, _) | (_, Nan) | (Inf { .. }, Zero { .. }) | (Zero { .. }, Inf { .. }) => sp.nan = true,
-        (Inf { neg: x }, Inf { neg: y }) | (Inf { neg: x }, Finite { neg: y, .. }) | (Finite { neg: y, .. }, Inf { neg: x }) => {
-            sp.inf(x ^ y)
-        }
+        (Inf { neg: x }, Inf { neg: y })
+        | (Inf { neg: x }, Finite { neg: y, .. })
+        | (Finite { neg: y, .. }, Inf { neg: x }) => sp.inf(x ^ y),
         (Zero { .. }, _) | (_, Zero { .. }) => {}
         (Finite { neg: na, exp: ea, sig: sa }, Finite { neg: nb, exp: eb, sig: sb }) if scale.sig != 0 => {
             return Term {
@@ -226,6 +226,16 @@ fn product_term(ta: MmaType, a: u32, tb: MmaType, b: u32, scale: Scale, e_zero: 
         (Finite { .. }, Finite { .. }) => {}
     }
     Term::zero(e_zero)
+}
+
+/// One block of a dot product: its products' codes, and the k of its first product.
+#[derive(Clone, Copy)]
+struct Block<'a> {
+    ta: MmaType,
+    a: &'a [u32],
+    tb: MmaType,
+    b: &'a [u32],
+    start: usize,
 }
 
 /// Steps 3 and 4: truncate every term to a multiple of `2^(e_max − F)`, sum exactly, round.
@@ -265,17 +275,18 @@ impl Fdpa {
         let l = (self.block as usize).min(a.len()).max(1);
         let mut acc = c;
         for (start, (a, b)) in a.chunks(l).zip(b.chunks(l)).enumerate().map(|(i, ab)| (i * l, ab)) {
+            let block = Block { ta, a, tb, b, start };
             acc = if self.group == 0 {
-                self.block_sum(ta, a, tb, b, acc, scales, start)
+                self.block_sum(block, acc, scales)
             } else {
-                self.group_block_sum(ta, a, tb, b, acc, scales.expect("group-scaled dot product without scales"), start)
+                self.group_block_sum(block, acc, scales.expect("group-scaled dot product without scales"))
             };
         }
         acc
     }
 
     /// One T-FDPA or ST-FDPA block whose first product is element `start` of the dot product.
-    fn block_sum(&self, ta: MmaType, a: &[u32], tb: MmaType, b: &[u32], c: u32, scales: Option<BlockScales<'_>>, start: usize) -> u32 {
+    fn block_sum(&self, Block { ta, a, tb, b, start }: Block<'_>, c: u32, scales: Option<BlockScales<'_>>) -> u32 {
         let mut sp = Specials::default();
         let mut terms = [Term::default(); MAX_TERMS];
         let n = a.len();
@@ -303,8 +314,7 @@ impl Fdpa {
     /// One GST-FDPA block: groups of [`Fdpa::group`] products summed exactly, each sum times its
     /// scales aligned at the scales' exponents alone (a group whose products are all zero, or
     /// whose scale is zero, at `e_zero`; a group that cancels to zero keeps its scales' exponent).
-    #[allow(clippy::too_many_arguments)]
-    fn group_block_sum(&self, ta: MmaType, a: &[u32], tb: MmaType, b: &[u32], c: u32, scales: BlockScales<'_>, start: usize) -> u32 {
+    fn group_block_sum(&self, Block { ta, a, tb, b, start }: Block<'_>, c: u32, scales: BlockScales<'_>) -> u32 {
         let mut sp = Specials::default();
         let mut terms = [Term::default(); MAX_TERMS];
         let g = self.group as usize;

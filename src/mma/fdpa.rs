@@ -243,8 +243,8 @@ fn truncated_sum(terms: &[Term], frac: u32, rho: Rho) -> u32 {
     let e_max = terms.iter().map(|t| t.align).max().unwrap_or(i32::MIN);
     let lsb = e_max - frac as i32;
     let mut sum = 0i128;
-    for t in terms {
-        // A term below 2^(align + 12) (a group sum of 16 e2m1 products, the widest) shifts left
+    for t in terms.iter().filter(|t| t.sig != 0) {
+        // A zero term only sets e_max. A term below 2^(align + 12) (a group sum of 16 e2m1 products, the widest) shifts left
         // by less than F + 12 bits: the sum stays far inside an i128.
         let shift = t.exp - lsb;
         let mag = if shift >= 0 {
@@ -337,6 +337,7 @@ impl Fdpa {
                 Some(floor) if scale.sig != 0 => {
                     let sum: i128 = products
                         .iter()
+                        .filter(|t| t.sig != 0)
                         .map(|t| ((t.sig << (t.exp - floor)) as i128) * if t.neg { -1 } else { 1 })
                         .sum();
                     Term {

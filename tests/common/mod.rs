@@ -11,6 +11,7 @@
 compile_error!("these tests reach ptxfp's internals: run them as the README says, with --features ptxfp/internals");
 
 pub mod batch;
+pub mod exact_dot;
 
 use ptxfp::ops::cvt_int::IntType;
 use ptxfp::{Format, Rounding};

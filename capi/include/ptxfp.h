@@ -45,6 +45,8 @@ typedef enum ptxfp_evidence {
   PTXFP_EVIDENCE_DOCUMENTED = 2,
   // A plausible hardware-style model with no public evidence for its exact bits.
   PTXFP_EVIDENCE_MODEL = 3,
+  // Public hardware data exists and no known model reproduces it.
+  PTXFP_EVIDENCE_NO_MODEL_FITS = 4,
 } ptxfp_evidence;
 
 // An instruction prepared for one target: made by `ptxfp_instr_new`, released by
@@ -101,7 +103,7 @@ const char *ptxfp_last_error(void);
 const char *ptxfp_status_name(int status);
 
 // The name `ptxfp ops` gives an evidence level ("ieee-exact", "hardware-verified",
-// "documented", "model"); "unknown evidence" for a value that is none.
+// "documented", "model", "no-model-fits"); "unknown evidence" for a value that is none.
 const char *ptxfp_evidence_name(int evidence);
 
 // The library version, e.g. "0.1.0".

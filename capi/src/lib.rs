@@ -66,6 +66,8 @@ pub enum ptxfp_evidence {
     PTXFP_EVIDENCE_DOCUMENTED = 2,
     /// A plausible hardware-style model with no public evidence for its exact bits.
     PTXFP_EVIDENCE_MODEL = 3,
+    /// Public hardware data exists and no known model reproduces it.
+    PTXFP_EVIDENCE_NO_MODEL_FITS = 4,
 }
 
 impl From<Evidence> for ptxfp_evidence {
@@ -75,6 +77,7 @@ impl From<Evidence> for ptxfp_evidence {
             Evidence::HardwareVerified => ptxfp_evidence::PTXFP_EVIDENCE_HARDWARE_VERIFIED,
             Evidence::Documented => ptxfp_evidence::PTXFP_EVIDENCE_DOCUMENTED,
             Evidence::Model => ptxfp_evidence::PTXFP_EVIDENCE_MODEL,
+            Evidence::NoModelFits => ptxfp_evidence::PTXFP_EVIDENCE_NO_MODEL_FITS,
         }
     }
 }
@@ -237,7 +240,7 @@ pub extern "C" fn ptxfp_status_name(status: c_int) -> *const c_char {
 }
 
 /// The name `ptxfp ops` gives an evidence level ("ieee-exact", "hardware-verified",
-/// "documented", "model"); "unknown evidence" for a value that is none.
+/// "documented", "model", "no-model-fits"); "unknown evidence" for a value that is none.
 #[no_mangle]
 pub extern "C" fn ptxfp_evidence_name(evidence: c_int) -> *const c_char {
     let name: &CStr = match evidence {
@@ -245,6 +248,7 @@ pub extern "C" fn ptxfp_evidence_name(evidence: c_int) -> *const c_char {
         1 => c"hardware-verified",
         2 => c"documented",
         3 => c"model",
+        4 => c"no-model-fits",
         _ => c"unknown evidence",
     };
     name.as_ptr()

@@ -37,6 +37,9 @@ pub enum Error {
     /// The file at `path` cannot be used: `problem` says why.
     #[error("{}: {problem}", .path.display())]
     Data { path: PathBuf, problem: DataError },
+    /// A tile could not be evaluated (`ptxfp mma`).
+    #[error(transparent)]
+    Tile(#[from] crate::mma::TileError),
     /// Stopped on request ([`run_until`](super::run_until)) before the output was complete:
     /// the output file was not written (a file already there keeps its contents) and no
     /// temporary file remains.
@@ -112,6 +115,25 @@ pub enum DataError {
         "Fortran-order (column-major) array of shape {shape} is not supported; save it in C order (np.ascontiguousarray)"
     )]
     FortranOrder { shape: Shape },
+    /// A tensor-core operand of a dtype that does not hold its element type.
+    #[error(
+        "holds {} but operand {operand} is {ty}; use {}",
+        dtype.name(),
+        accepted.iter().map(|d| d.name()).collect::<Vec<_>>().join(" or ")
+    )]
+    MmaDtype { operand: &'static str, dtype: Dtype, ty: &'static str, accepted: Vec<Dtype> },
+    /// A tensor-core operand whose `.npy` shape does not end in the tile's rows and columns.
+    #[error("has shape {shape} but operand {operand} must have shape (…, {rows}, {cols})")]
+    MmaShape { operand: &'static str, shape: Shape, rows: u64, cols: u64 },
+    /// A raw tensor-core operand that is not a whole number of tiles.
+    #[error("holds {len} elements, not a whole number of {operand} tiles of {tile}")]
+    MmaRawLength { operand: &'static str, len: u64, tile: u64 },
+    /// A signed-dtype element outside its type's range.
+    #[error("element {index} of operand {operand} is {value}, outside the {ty} range {lo}..={hi}")]
+    MmaValue { operand: &'static str, index: u64, value: i64, ty: &'static str, lo: i64, hi: i64 },
+    /// Tensor-core operands holding different stacks of tiles.
+    #[error("holds {tiles} tiles but {} holds {first_tiles} (the .npy operands must share their leading dimensions)", first.display())]
+    MmaStack { tiles: u64, first: PathBuf, first_tiles: u64 },
     /// Fewer data bytes (`have`) after the `.npy` header than its shape of `dtype` needs.
     #[error("truncated .npy: shape {shape} of {dtype} needs {need} data bytes but only {have} follow the header")]
     TruncatedData { shape: Shape, dtype: Dtype, need: u64, have: u64 },

@@ -31,6 +31,7 @@
 
 mod dtype;
 mod error;
+mod mma_files;
 mod npy;
 mod output;
 mod python_literal;
@@ -43,7 +44,8 @@ use std::path::Path;
 pub use dtype::{result_dtype, writes_a_value, Dtype};
 use error::{data_error, io_error};
 pub use error::{DataError, Error, Holding, LiteralError, NpyError, Shape};
-pub use npy::{npy_header, read_npy_header, NpyHeader};
+pub use mma_files::{run_mma, MmaFiles};
+pub use npy::{npy_header, npy_header_shaped, read_npy_header, NpyHeader};
 pub use output::{check_writable, write_atomically, Writer};
 pub use read::{Container, Reader};
 pub use run::{run, run_until, BLOCK};

@@ -13,11 +13,12 @@ const MAX_HEADER: u64 = 1 << 20;
 const MAGIC: &[u8; 6] = b"\x93NUMPY";
 
 /// What an `.npy` header says.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NpyHeader {
     pub dtype: Dtype,
     /// Elements in the array (the product of its shape).
     pub len: u64,
+    pub shape: Shape,
 }
 
 /// Read and check the `.npy` header at the start of `file`, a file of `size` bytes named
@@ -119,7 +120,7 @@ pub fn read_npy_header(path: &Path, file: &mut impl Read, size: u64) -> Result<N
     if have > need {
         return Err(invalid(NpyError::ExtraData { have, shape, dtype, need }));
     }
-    Ok(NpyHeader { dtype, len })
+    Ok(NpyHeader { dtype, len, shape })
 }
 
 /// The start of a header for a one-line message: escaped, at most 120 characters.
@@ -134,7 +135,12 @@ fn excerpt(text: &str) -> String {
 /// The `.npy` version 1.0 header of a 1-D array: magic, version, length and the dictionary,
 /// padded with spaces and a newline to a multiple of 64 bytes (as NumPy writes it).
 pub fn npy_header(dtype: Dtype, len: u64) -> Vec<u8> {
-    let mut dict = format!("{{'descr': '{}', 'fortran_order': False, 'shape': ({len},), }}", dtype.descr());
+    npy_header_shaped(dtype, &Shape(vec![len]))
+}
+
+/// The `.npy` version 1.0 header of a C-order array of `shape`.
+pub fn npy_header_shaped(dtype: Dtype, shape: &Shape) -> Vec<u8> {
+    let mut dict = format!("{{'descr': '{}', 'fortran_order': False, 'shape': {shape}, }}", dtype.descr());
     let unpadded = MAGIC.len() + 2 + 2 + dict.len() + 1;
     dict.extend(std::iter::repeat_n(' ', unpadded.next_multiple_of(64) - unpadded));
     dict.push('\n');

@@ -6,7 +6,7 @@ use std::io::{self as stdio, Read, Seek};
 use std::path::{Path, PathBuf};
 
 use super::npy::read_npy_header;
-use super::{data_error, io_error, DataError, Dtype, Error, Holding};
+use super::{data_error, io_error, DataError, Dtype, Error, Holding, Shape};
 use crate::batch::Word;
 use crate::ptx::{Instr, Type};
 
@@ -39,6 +39,8 @@ pub struct Reader {
     dtype: Option<Dtype>,
     /// Byte offset of the first element.
     data_offset: u64,
+    /// The `.npy` shape, `None` for a raw file.
+    shape: Option<Shape>,
 }
 
 impl Reader {
@@ -66,6 +68,7 @@ impl Reader {
                     bits: raw_bits,
                     dtype: None,
                     data_offset: 0,
+                    shape: None,
                 })
             }
             Container::Npy => {
@@ -78,6 +81,7 @@ impl Reader {
                     bits: header.dtype.bits(),
                     dtype: Some(header.dtype),
                     data_offset,
+                    shape: Some(header.shape),
                 })
             }
         }
@@ -99,6 +103,11 @@ impl Reader {
     /// The `.npy` dtype, `None` for a raw file.
     pub fn dtype(&self) -> Option<Dtype> {
         self.dtype
+    }
+
+    /// The `.npy` array's shape, `None` for a raw file.
+    pub fn shape(&self) -> Option<&Shape> {
+        self.shape.as_ref()
     }
 
     /// Width of an element in bits.

@@ -96,7 +96,8 @@ pub enum OutType {
 pub struct Row {
     pub fdpa: Fdpa,
     /// What stands behind the row's bits: hardware-verified where public hardware data
-    /// (docs/tensorcore.md) covers it, model where only the published models do.
+    /// (docs/tensorcore.md) covers it, model where only the published models do, no-model-fits
+    /// where public hardware data exists and the row (the nearest published model) misses it.
     pub evidence: Evidence,
     /// The source of the row, and its open question where there is one.
     pub source: &'static str,
@@ -112,7 +113,7 @@ const MMASIM_HW: &str = "MMA-Sim 2.1.1; reproduces the public hardware data (Kha
 /// The row of a dot product: `None` where the generation has no such datapath (FP8 before
 /// sm_89, block scaling before sm_100, `wgmma` off Hopper, `tcgen05` off sm_100–sm_110).
 pub fn row(generation: Generation, unit: Unit, kind: InputKind, out: OutType) -> Option<Row> {
-    use Evidence::{HardwareVerified as Hw, Model};
+    use Evidence::{HardwareVerified as Hw, Model, NoModelFits as NoFit};
     use Generation::*;
     use InputKind::*;
     use OutType::F16 as O16;
@@ -144,7 +145,7 @@ pub fn row(generation: Generation, unit: Unit, kind: InputKind, out: OutType) ->
         }
         (Hopper, Fp8) if unit == Unit::Wgmma => r(
             pick(fdpa(32, 13, Rho::RzE8m13, -133), fdpa(32, 13, rne, -21)),
-            if out == O32 { Hw } else { Model },
+            if out == O32 { Hw } else { NoFit },
             if out == O32 {
                 "MMA-Sim 2.1.1; reproduces the public H100 FP8 data (taken with C = 0, by the data's authors' account from wgmma)"
             } else {
@@ -158,7 +159,7 @@ pub fn row(generation: Generation, unit: Unit, kind: InputKind, out: OutType) ->
         ),
         (Blackwell | RtxBlackwell, Fp8) => r(
             pick(fdpa(32, 25, rz, -133), fdpa(32, 25, rne, -21)),
-            Model,
+            if generation == Blackwell && unit == Unit::Mma && out == O32 { NoFit } else { Model },
             if unit == Unit::Mma {
                 "MMA-Sim 2.1.1 (its row of tcgen05); the public B200 mma.sync FP8 -> f32 data fits no known model (docs/tensorcore.md)"
             } else {

@@ -437,6 +437,10 @@ pub enum Evidence {
     Documented,
     /// A plausible hardware-style model with no public evidence for its exact bits.
     Model,
+    /// Public hardware data exists and no known model reproduces it: the bits are the nearest
+    /// published model's, and known to differ from the hardware's on some inputs (tensor-core
+    /// forms: docs/tensorcore.md).
+    NoModelFits,
 }
 
 impl Evidence {
@@ -446,6 +450,7 @@ impl Evidence {
             Evidence::HardwareVerified => "hardware-verified",
             Evidence::Documented => "documented",
             Evidence::Model => "model",
+            Evidence::NoModelFits => "no-model-fits",
         }
     }
 }

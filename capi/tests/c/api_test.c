@@ -294,6 +294,7 @@ static void check_errors(void) {
   CHECK(strcmp(ptxfp_status_name(PTXFP_ERR_TARGET_LACKS), "PTXFP_ERR_TARGET_LACKS") == 0, "status name");
   CHECK(strcmp(ptxfp_status_name(-1), "unknown status") == 0, "unknown status name");
   CHECK(strcmp(ptxfp_evidence_name(99), "unknown evidence") == 0, "unknown evidence name");
+  CHECK(strcmp(ptxfp_evidence_name(PTXFP_EVIDENCE_NO_MODEL_FITS), "no-model-fits") == 0, "no-model-fits name");
   ptxfp_instr_free(NULL);
   ptxfp_instr_free(fma);
   ptxfp_instr_free(f16);

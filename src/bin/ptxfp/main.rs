@@ -2,6 +2,7 @@
 //! measure throughput, sweep their error.
 
 mod capture_cmd;
+mod mma_cmd;
 mod records;
 mod sweep_cmd;
 
@@ -46,7 +47,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// List every instruction spelling: operand count, lowest sm, evidence level.
+    /// List every instruction spelling: operand count, evidence level, batch path, targets; the
+    /// tensor-core forms with their evidence on each generation and their M and N sets.
     Ops {
         /// Show only spellings containing this text (e.g. `fma`, `.f16x2`, `MUFU`).
         filter: Option<String>,
@@ -113,6 +115,10 @@ enum Command {
     /// index, never immediates) and the inputs of sampled domains, for
     /// `scripts/capture_run.py` to run on a GPU and `ptxfp compare` to check bit for bit.
     Capture(capture_cmd::CaptureArgs),
+    /// One tensor-core instruction (mma.sync, wmma.mma, wgmma.mma_async, tcgen05.mma) on a
+    /// target: with --a, --b and --out, D = A·B + C for every tile of the files; without them,
+    /// its datapath, evidence and targets.
+    Mma(mma_cmd::MmaArgs),
     /// Compare the GPU results of a capture kit with ptxfp, bit for bit: per spelling the
     /// mismatch count and the first mismatching inputs (exit status 3 if any differ).
     Compare(capture_cmd::CompareArgs),
@@ -159,6 +165,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => return exit(sweep_cmd::merge(args)),
         Command::Capture(args) => return exit(capture_cmd::capture(args)),
         Command::Compare(args) => return exit(capture_cmd::compare(args)),
+        Command::Mma(args) => return exit(mma_cmd::mma(args)),
     };
     exit(result.map(|()| 0))
 }
@@ -296,6 +303,10 @@ fn list_ops(filter: Option<&str>) -> Result<(), String> {
             &mut out,
             format!("{spelling:<34} {:>8}  {:<18} {batch:<14} {targets:#}", e.sources, e.instr.evidence().name()),
         )?;
+    }
+    // The tensor cores: one line per form, evaluated tile by tile (`ptxfp mma`).
+    for line in mma_cmd::ops_lines(filter) {
+        write(&mut out, line)?;
     }
     out.flush().map_err(stdout_error)
 }

@@ -187,6 +187,13 @@ fn mma_refuses_bad_input_and_writes_nothing() {
     assert!(!o.status.success() && text(&o).contains(".dtype.atype.btype.ctype"), "{}", text(&o));
     let o = ptxfp(&["mma", s, "--arch", "sm_80", "--a", &p("a.npy")]);
     assert!(!o.status.success() && text(&o).contains("give --a, --b and --out"), "{}", text(&o));
+    // eval and run point to ptxfp mma.
+    let o = ptxfp(&["eval", s, "1", "2", "3"]);
+    assert!(
+        !o.status.success() && text(&o).contains("tensor-core instruction, evaluated tile by tile: `ptxfp mma"),
+        "{}",
+        text(&o)
+    );
     // Without files: the datapath, its evidence and targets.
     let o = ptxfp(&["mma", "wgmma.mma_async.sync.aligned.m64n64k32.f16.e4m3.e4m3", "--arch", "sm_90a"]);
     assert!(o.status.success(), "{}", text(&o));
@@ -194,6 +201,24 @@ fn mma_refuses_bad_input_and_writes_nothing() {
         assert!(text(&o).contains(want), "{}\n  lacks {want:?}", text(&o));
     }
     let _ = Target::with_variant(90, Variant::Arch);
+}
+
+#[test]
+fn mma_error_prints_and_writes_the_cancellation_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("e.json");
+    let s = "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32";
+    let o = ptxfp(&["mma", s, "--arch", "sm_89", "--error", "1_700", "--seed", "3", "--json", json.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(out.contains("D against the exact sum, in ulps of D at the exact value; seed 3"), "{out}");
+    // k = 32: 0 to 16 cancelling pairs, 100 cases each.
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(rows.len(), 17);
+    assert!(rows.iter().all(|r| r["cases"] == 100), "{rows:?}");
+    assert_eq!(out.lines().count(), 2 + 17, "{out}");
+    let o = ptxfp(&["mma", "mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32", "--arch", "sm_80", "--error", "10"]);
+    assert!(!o.status.success() && text(&o).contains("covers the floating-point forms"), "{}", text(&o));
 }
 
 #[test]

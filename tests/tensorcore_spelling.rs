@@ -127,7 +127,10 @@ fn illegal_spellings_name_the_problem_and_the_legal_alternatives() {
             "tcgen05.mma.cta_group::1.kind::mxf4.block_scale.m64n256k64.f32.e2m1.e2m1.ue8m0",
             &["no shape m64n256k64", "M=64,128"],
         ),
-        ("tcgen05.mma.cta_group::2.kind::i8.m128n48k32.s32.s8.s8", &["no shape m128n48k32"]),
+        (
+            "tcgen05.mma.cta_group::2.kind::i8.m128n48k32.s32.s8.s8",
+            &["not a legal form", "tcgen05.mma.cta_group::1.kind::i8.m128n48k32.s32.s8.s8"],
+        ),
         ("add.rn.f32", &["not a tensor-core instruction"]),
     ] {
         let e = MmaInstr::parse(s).expect_err(s).to_string();

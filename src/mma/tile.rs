@@ -253,14 +253,35 @@ impl Mma {
                     }
                     ScaleRow { a: row_a, b: col_b, vec: v }
                 });
-                d[i * n + j] = self.dot(a_row, &col[..k], c_of(i * n + j), scales);
+                d[i * n + j] = self.dot_codes(a_row, &col[..k], c_of(i * n + j), scales);
             }
         }
         Ok(())
     }
 
+    /// One element of `D` alone: row `a` of A and column `b` of B (k codes each), `c`, and for
+    /// a block-scaled form the scales of the row and of the column (`vec` each). The codes are
+    /// not checked ([`Mma::tile`] checks them); the error analysis evaluates single elements.
+    ///
+    /// # Panics
+    /// If `a` and `b` are not k long, or a block-scaled form gets no scales.
+    pub fn dot(&self, a: &[u64], b: &[u64], c: u64, scales: Option<(&[u64], &[u64])>) -> u64 {
+        let k = self.instr.shape.k as usize;
+        assert!(a.len() == k && b.len() == k, "a dot product of {} takes k = {k} codes of A and of B", self.instr);
+        let scales = self.scale_vec().map(|v| {
+            let (sa, sb) = scales.expect("a block-scaled form takes scales");
+            let (mut row_a, mut col_b) = ([0u32; 4], [0u32; 4]);
+            for s in 0..v as usize {
+                row_a[s] = sa[s] as u32;
+                col_b[s] = sb[s] as u32;
+            }
+            ScaleRow { a: row_a, b: col_b, vec: v as usize }
+        });
+        self.dot_codes(a, b, c, scales)
+    }
+
     /// One element of `D`: the dot product of a row of A and a column of B with its `c`.
-    fn dot(&self, a: &[u64], b: &[u64], c: u64, scales: Option<ScaleRow>) -> u64 {
+    fn dot_codes(&self, a: &[u64], b: &[u64], c: u64, scales: Option<ScaleRow>) -> u64 {
         let narrow = |words: &[u64], buf: &mut [u32; MAX_K]| {
             for (x, &w) in buf.iter_mut().zip(words) {
                 *x = w as u32;

@@ -88,6 +88,12 @@ fn tokenize(s: &str) -> Result<Instr, String> {
         "RRO" => return tokenize_rro(parts.collect()),
         _ => {}
     }
+    if matches!(head, "mma" | "wmma" | "wgmma" | "tcgen05") {
+        return Err(format!(
+            "{} is a tensor-core instruction, evaluated tile by tile: `ptxfp mma SPELLING --arch sm_XX --a A.npy --b B.npy --out D.npy` (from Rust, ptxfp::mma::MmaInstr)",
+            Quoted(head)
+        ));
+    }
     if !PTX_MNEMONICS.contains(&head) {
         let shown = if head.is_empty() {
             "an empty mnemonic".to_string()

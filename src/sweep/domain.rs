@@ -407,7 +407,7 @@ impl Rng {
     }
 
     /// Uniform in `0..n` (`n > 0`).
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         ((self.next() as u128 * n as u128) >> 64) as u64
     }
 }

@@ -11,6 +11,7 @@ mod bound;
 pub mod checkpoint;
 pub mod domain;
 mod error;
+pub mod mma;
 pub mod plot;
 mod reference;
 pub mod report;

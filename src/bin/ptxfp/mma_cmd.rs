@@ -36,11 +36,28 @@ pub struct MmaArgs {
     /// D: (…, m, n), written when every tile has been evaluated.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Error analysis instead: this many seeded random dot products with planted cancellation,
+    /// D against the exact sum in ulps, by the number of cancelling product pairs (1e5 or
+    /// 100_000 accepted).
+    #[arg(long, value_name = "CASES", value_parser = super::sweep_cmd::parse_count)]
+    error: Option<u64>,
+    /// The seed of --error's cases.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// With --error: also write the rows as JSON.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
 }
 
 pub fn mma(args: MmaArgs) -> Result<i32, String> {
     let instr = MmaInstr::parse(&args.spelling).map_err(|e| e.to_string())?;
     let mma = Mma::new(instr, args.arch).map_err(|e| format!("{e} (choose it with --arch)"))?;
+    if let Some(cases) = args.error {
+        return error_analysis(&mma, cases, args.seed, args.json.as_deref());
+    }
+    if args.json.is_some() {
+        return Err("--json goes with --error".into());
+    }
     let (a, b, out) = match (&args.a, &args.b, &args.out) {
         (None, None, None) if args.c.is_none() && args.scale_a.is_none() && args.scale_b.is_none() => {
             super::print_out(describe(&mma))?;
@@ -63,6 +80,33 @@ pub fn mma(args: MmaArgs) -> Result<i32, String> {
         mma.evidence().name(),
         out.display()
     ))?;
+    Ok(0)
+}
+
+/// `ptxfp mma SPELLING --error N`: the table of [`ptxfp::sweep::mma::cancellation_error`].
+fn error_analysis(mma: &Mma, cases: u64, seed: u64, json: Option<&std::path::Path>) -> Result<i32, String> {
+    let rows = ptxfp::sweep::mma::cancellation_error(mma, cases, seed).map_err(|e| e.to_string())?;
+    if let Some(path) = json {
+        let text = serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?;
+        ptxfp::io::write_atomically(path, text.as_bytes()).map_err(|e| e.to_string())?;
+    }
+    let mut s = format!(
+        "{} on {} ({}): D against the exact sum, in ulps of D at the exact value; seed {seed}\n",
+        mma.instr(),
+        mma.target(),
+        mma.evidence().name()
+    );
+    s += &format!(
+        "{:>17} {:>9} {:>18} {:>9} {:>12} {:>12} {:>10}\n",
+        "cancelling pairs", "cases", "correctly rounded", "faithful", "mean |err|", "max |err|", "not finite"
+    );
+    for r in rows.iter().filter(|r| r.cases > 0) {
+        s += &format!(
+            "{:>17} {:>9} {:>18} {:>9} {:>12.4} {:>12.4} {:>10}\n",
+            r.cancelling_pairs, r.cases, r.correctly_rounded, r.faithful, r.mean_abs_ulps, r.max_abs_ulps, r.not_finite
+        );
+    }
+    super::print_out(s)?;
     Ok(0)
 }
 

@@ -167,3 +167,23 @@ fn specials_zero_and_overflow() {
     assert_eq!(tf32.dot(MmaType::Tf32, &big[..1], MmaType::Tf32, &two[..1], 0, None), 0x7F80_0000);
     assert_eq!(tf32.dot(MmaType::Tf32, &big[1..2], MmaType::Tf32, &two[1..2], 0, None), 0xFF80_0000);
 }
+
+/// A nonzero sum that rounds to zero is +0, as MMA-Sim makes every zero result
+/// (`ldexp_and_normalize(..) + 0.0`): −2^−75 · 2^−75 with C = +0 truncates to zero under RZ.
+#[test]
+fn a_negative_sum_that_rounds_to_zero_is_plus_zero() {
+    let (a, b) = ((-(2f32.powi(-75))).to_bits(), 2f32.powi(-75).to_bits());
+    for g in [Generation::Ampere, Generation::Hopper] {
+        let f = fdpa(g, Unit::Mma, InputKind::Tf32, OutType::F32);
+        let k = f.block as usize;
+        let got = f.dot(MmaType::Tf32, &padded(vec![a], k), MmaType::Tf32, &padded(vec![b], k), 0, None);
+        assert_eq!(got, 0, "{g:?}");
+    }
+    // RNE onto f16: −2^−26 rounds to −0 in f16, written +0.
+    let f = fdpa(Generation::Ampere, Unit::Mma, InputKind::Half, OutType::F16);
+    let (a, b) = (
+        u32::from(half::f16::from_f32(-(2f32.powi(-13))).to_bits()),
+        u32::from(half::f16::from_f32(2f32.powi(-13)).to_bits()),
+    );
+    assert_eq!(f.dot(MmaType::F16, &padded(vec![a], 8), MmaType::F16, &padded(vec![b], 8), 0, None), 0);
+}

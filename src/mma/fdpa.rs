@@ -10,8 +10,9 @@
 //!    added for ST-FDPA), `c` at `Exp(c)`, a zero term at `e_zero`;
 //!    `Exp(x) = max(⌊log2 |x|⌋, emin of x's type)`: products are not renormalised.
 //! 3. Every term is truncated toward zero to a multiple of `2^(e_max − F)`, `e_max` the largest
-//!    alignment exponent; the truncated terms are summed exactly and rounded once by ρ. An exact
-//!    zero sum is +0.
+//!    alignment exponent; the truncated terms are summed exactly and rounded once by ρ. A zero
+//!    result is +0, also where a nonzero sum rounds to zero (MMA-Sim 2.1.1 adds +0.0 to every
+//!    block's result \[MODEL; UNK on hardware for a nonzero sum\]).
 //!
 //! Blocks chain in k order: each block's result, in the output type, is the next block's `c`.
 //! The model and its parameters are MMA-Sim's (arXiv 2511.10909, PyPI `mmasim` 2.1.1
@@ -83,12 +84,18 @@ impl Rho {
         }
         let (neg, mag) = (sum < 0, sum.unsigned_abs());
         let (grid, shift, sign) = match self {
-            Rho::RneF16 => return round_pack(Format::F16, neg, lsb, mag, Rounding::Rn, false) as u32,
+            Rho::RneF16 => {
+                let d = round_pack(Format::F16, neg, lsb, mag, Rounding::Rn, false) as u32;
+                // A sum that rounds to zero is +0 (module documentation, step 3).
+                return if d & 0x7FFF == 0 { 0 } else { d };
+            }
             Rho::RzF32 => (Format::F32.grid(), 0, 0x8000_0000),
             Rho::RzE8m13 => (E8M13, 10, 0x8000_0000),
         };
         let sign = if neg { sign } else { 0 };
         match round_to_grid(grid, neg, lsb, mag, Rule::Dir(Rounding::Rz), false) {
+            // A sum that rounds to zero is +0 (module documentation, step 3).
+            Rounded::Code(0) => 0,
             Rounded::Code(m) => sign | (m as u32) << shift,
             Rounded::Overflow { .. } => self.inf(neg),
         }

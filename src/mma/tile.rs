@@ -11,7 +11,7 @@ use crate::mma::dmma::dmma_dot;
 use crate::mma::fdpa::{BlockScales, Fdpa};
 use crate::mma::int::{int_dot, popc_dot, BitOp, IntMmaType};
 use crate::mma::spelling::{MmaInstr, MmaTargetError, Operation, ScaledKind};
-use crate::mma::table::{row, Generation, InputKind, OutType};
+use crate::mma::table::{row, Generation, InputKind, OutType, Row};
 use crate::mma::types::MmaType;
 use crate::ops::cvt::cvt;
 use crate::ptx::{Evidence, Target};
@@ -114,7 +114,20 @@ impl Mma {
                 let (c_widen, d_narrow) =
                     (c == MmaType::F16 && d == MmaType::F32, c == MmaType::F32 && d == MmaType::F16);
                 let out = if d == MmaType::F16 && !d_narrow { OutType::F16 } else { OutType::F32 };
+                // sm_75 runs m8n8k4 on Volta's datapath [MODEL: MMA-Sim 2.1.1 `nv_ptx/sim.py`,
+                // "fallback to Volta settings"].
+                let volta_shape = generation == Generation::Turing && instr.shape.k == 4 && kind == InputKind::Half;
+                let generation = if volta_shape { Generation::Volta } else { generation };
                 let r = row(generation, instr.family.unit(), kind, out).expect("every float form has a datapath row");
+                let r = if volta_shape {
+                    Row {
+                        evidence: Evidence::Model,
+                        source: "MMA-Sim 2.1.1: m8n8k4 on sm_75 runs Volta's datapath",
+                        ..r
+                    }
+                } else {
+                    r
+                };
                 let path = Path::Fdpa { fdpa: r.fdpa, a, b, c_widen, d_narrow, scale: None };
                 (path, if d_narrow { Evidence::Model } else { r.evidence }, r.source)
             }

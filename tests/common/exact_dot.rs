@@ -309,7 +309,8 @@ fn encode_inf(out: Fmt, neg: bool) -> u32 {
 }
 
 /// Round `sum · 2^q` once: RZ or RNE onto p significand bits with minimum exponent emin, an
-/// overflow past emax to Inf; encoded in f32 or f16. An exact zero is +0.
+/// overflow past emax to Inf; encoded in f32 or f16. A zero result is +0, a nonzero sum that
+/// rounds to zero included.
 fn round(r: Round, sum: BigInt, q: i64) -> u32 {
     if sum.sign() == Sign::NoSign {
         return 0;
@@ -365,5 +366,6 @@ fn round(r: Round, sum: BigInt, q: i64) -> u32 {
             ((e + bias) as u64) << mbits | (sig & ((1 << mbits) - 1))
         }
     };
-    (bits as u32) | (neg as u32) << (width - 1)
+    // Every zero result is +0: MMA-Sim adds +0.0 to each block's result ("-0.0 to +0.0").
+    (bits as u32) | ((neg && bits != 0) as u32) << (width - 1)
 }

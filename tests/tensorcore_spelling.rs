@@ -224,12 +224,9 @@ fn element(mma: &Mma, t: &Tile<'_>, i: usize, j: usize) -> u64 {
         Operation::Bits { op } => u64::from(popc_dot(op, &a32, &b32, c as u32)),
         Operation::Float { a: ta, b: tb, c: tc, d: td, .. } => {
             let fdpa = mma.fdpa().unwrap();
-            let c = if tc == MmaType::F16 && td == MmaType::F32 {
-                f32::from(half::f16::from_bits(c as u16)).to_bits()
-            } else {
-                c as u32
-            };
-            let d = fdpa.dot(ta, &a32, tb, &b32, c, None);
+            // An f16 C of an f32 D enters the first block as an f16 (MMA-Sim decodes C in its type).
+            let tc_in = if tc == MmaType::F16 && td == MmaType::F32 { MmaType::F16 } else { fdpa.rho.output() };
+            let d = fdpa.dot_with_c(ta, &a32, tb, &b32, tc_in, c as u32, None);
             if tc == MmaType::F32 && td == MmaType::F16 {
                 let x = f32::from_bits(d);
                 if x.is_nan() {

@@ -77,7 +77,7 @@ except ImportError:  # pragma: no cover - exercised where ml_dtypes is absent
     _ml_dtypes = None
     _BFLOAT16 = None
 
-__all__ = ["Instr", "eval", "ops", "simd_level", "sweep", "merge", "plot", "Report", "DEFAULT_ARCH"]
+__all__ = ["Instr", "eval", "mma", "Mma", "ops", "simd_level", "sweep", "merge", "plot", "Report", "DEFAULT_ARCH"]
 
 #: The architecture used when none is given (as on the command line).
 DEFAULT_ARCH = "sm_90"
@@ -443,6 +443,113 @@ def eval(spelling: str, *operands: Any, arch: str = DEFAULT_ARCH, out: Optional[
     if not isinstance(spelling, str) or not isinstance(arch, str):
         return Instr(spelling, arch).eval(*operands, out=out)  # raises the TypeError
     return _instr(spelling, arch).eval(*operands, out=out)
+
+
+#: The ml_dtypes dtypes that hold tensor-core element types, by the PTX type they encode.
+_MMA_ML_DTYPES = {
+    "bf16": "bfloat16",
+    "e4m3": "float8_e4m3fn",
+    "e5m2": "float8_e5m2",
+    "e3m2": "float6_e3m2fn",
+    "e2m3": "float6_e2m3fn",
+    "e2m1": "float4_e2m1fn",
+    "ue8m0": "float8_e8m0fnu",
+}
+_MMA_FLOAT = {"f16": np.float16, "f32": np.float32, "tf32": np.float32, "f64": np.float64}
+_MMA_SIGNED = {"s8": np.int8, "s4": np.int8, "s32": np.int32}
+
+
+class Mma:
+    """A tensor-core instruction on one target: ``mma.sync``, ``wmma.mma``, ``wgmma.mma_async``
+    or ``tcgen05.mma`` (its descriptor's shape and types appended, as ``ptxfp ops`` lists it).
+
+    ``Mma(spelling, arch)(a, b, c=None, scale_a=None, scale_b=None)`` is D = A·B + C for a
+    stack of tiles: A of shape (…, m, k), B (…, k, n), C (…, m, n), the scales of a
+    block-scaled form (…, m, vec) and (…, vec, n), row-major whatever the layout qualifiers.
+    Each operand is its type's codes as the unsigned dtype of the container (uint8 for FP8,
+    FP6, FP4, the scales and b1; uint16 for f16 and bf16; uint32 for tf32, f32 and s32), its
+    float dtype (float16, float32 for f32 and tf32, float64), its ml_dtypes dtype (bfloat16,
+    float8_e4m3fn, float8_e5m2, float6_e3m2fn, float6_e2m3fn, float4_e2m1fn, float8_e8m0fnu),
+    or for s8, s4 and s32 signed values. D comes back as float32, float16, float64 or int32.
+    """
+
+    def __init__(self, spelling: str, arch: str = DEFAULT_ARCH) -> None:
+        self._native = _ptxfp.NativeMma(spelling, arch)
+
+    @property
+    def spelling(self) -> str:
+        return self._native.spelling
+
+    @property
+    def arch(self) -> str:
+        return self._native.arch
+
+    @property
+    def shape(self) -> tuple:
+        """(m, n, k)."""
+        return self._native.shape
+
+    @property
+    def evidence(self) -> str:
+        return self._native.evidence
+
+    def __repr__(self) -> str:
+        return f"Mma({self.spelling!r}, {self.arch!r})"
+
+    def _codes(self, x: Any, name: str, ty: tuple, rows: int, cols: int) -> tuple:
+        ptx, bits = ty
+        arr = np.asarray(x)
+        if arr.ndim < 2 or arr.shape[-2:] != (rows, cols):
+            raise ValueError(f"{self.spelling}: {name} has shape {arr.shape}, it must be (..., {rows}, {cols})")
+        container = _WORDS[8 if bits <= 8 else 16 if bits <= 16 else 32 if bits <= 32 else 64]
+        dt = arr.dtype
+        ml = _MMA_ML_DTYPES.get(ptx)
+        if dt == container or (ml is not None and dt.name == ml) or (ptx in _MMA_FLOAT and dt == np.dtype(_MMA_FLOAT[ptx])):
+            words = arr.view(_WORDS[dt.itemsize * 8]).astype(np.uint64)
+        elif ptx in _MMA_SIGNED and dt == np.dtype(_MMA_SIGNED[ptx]):
+            lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+            bad = (arr < lo) | (arr > hi)
+            if bad.any():
+                at = np.argwhere(bad)[0]
+                raise ValueError(f"{self.spelling}: {name}[{tuple(int(i) for i in at)}] = {arr[tuple(at)]} is outside the {ptx} range {lo}..{hi}")
+            words = arr.astype(np.int64).view(np.uint64) & np.uint64((1 << bits) - 1)
+        else:
+            accepted = [container.name] + ([ml] if ml else []) + ([np.dtype(_MMA_FLOAT[ptx]).name] if ptx in _MMA_FLOAT else []) + ([np.dtype(_MMA_SIGNED[ptx]).name] if ptx in _MMA_SIGNED else [])
+            raise TypeError(f"{self.spelling}: {name} is {dt.name} but its elements are {ptx}; use {' or '.join(accepted)}")
+        return arr.shape[:-2], np.ascontiguousarray(words.reshape(-1))
+
+    def __call__(self, a: Any, b: Any, c: Any = None, scale_a: Any = None, scale_b: Any = None) -> np.ndarray:
+        m, n, k = self.shape
+        ta, tb, tc, td = self._native.operand_types
+        lead, a = self._codes(a, "A", ta, m, k)
+        operands = {"B": self._codes(b, "B", tb, k, n)}
+        if c is not None:
+            operands["C"] = self._codes(c, "C", tc, m, n)
+        vec = self._native.scale_vec
+        if (scale_a is None) != (scale_b is None):
+            raise ValueError(f"{self.spelling}: give both scale_a and scale_b")
+        if vec is not None and scale_a is None:
+            raise ValueError(f"{self.spelling} is block-scaled: give scale_a and scale_b")
+        if vec is None and scale_a is not None:
+            raise ValueError(f"{self.spelling} takes no scales (only the .block_scale forms do)")
+        if vec is not None:
+            st = self._native.scale_type
+            operands["scale_A"] = self._codes(scale_a, "scale_A", st, m, vec)
+            operands["scale_B"] = self._codes(scale_b, "scale_B", st, vec, n)
+        for name, (shape, _) in operands.items():
+            if shape != lead:
+                raise ValueError(f"{self.spelling}: {name} stacks {shape} tiles but A stacks {lead}")
+        tiles = int(np.prod(lead, dtype=np.int64))
+        get = lambda name: operands[name][1] if name in operands else None  # noqa: E731
+        d = self._native.tiles(tiles, a, get("B"), get("C"), get("scale_A"), get("scale_B"))
+        out = {"f32": np.float32, "f16": np.float16, "f64": np.float64}.get(td[0], np.int32)
+        width = _WORDS[np.dtype(out).itemsize * 8]
+        return d.astype(width).view(out).reshape(lead + (m, n))
+
+
+def mma(spelling: str, a: Any, b: Any, c: Any = None, *, arch: str = DEFAULT_ARCH, scale_a: Any = None, scale_b: Any = None) -> np.ndarray:
+    """``Mma(spelling, arch)(a, b, c, scale_a, scale_b)``: D = A·B + C for a stack of tiles."""
+    return Mma(spelling, arch)(a, b, c, scale_a, scale_b)
 
 
 def ops() -> list:

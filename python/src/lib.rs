@@ -8,8 +8,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use numpy::{PyArrayDescrMethods, PyReadwriteArray1, PyUntypedArray, PyUntypedArrayMethods};
+use numpy::{
+    PyArray1, PyArrayDescrMethods, PyReadonlyArray1, PyReadwriteArray1, PyUntypedArray, PyUntypedArrayMethods,
+};
 use ptxfp::io::{result_dtype, writes_a_value, Dtype};
+use ptxfp::mma::{Mma, MmaInstr, Tile};
 use ptxfp::ptx::catalog;
 use ptxfp::sweep::report::Report;
 use ptxfp::sweep::{self, Control, Outcome, Shard, Spec, Sweep};
@@ -184,6 +187,116 @@ impl NativeInstr {
         let out = out.as_slice_mut().map_err(value_error)?;
         let job = Arrays { prepared: &self.prepared, sources: &arrays, out, nibbles };
         py.detach(|| with_words(src_bits, dst_bits, job).expect("every instruction has word widths"))
+    }
+}
+
+/// A tensor-core instruction on one target (`ptxfp.Mma`): tiles of codes in, D's codes out.
+#[pyclass(frozen, name = "NativeMma", module = "ptxfp._ptxfp")]
+struct NativeMma {
+    mma: Mma,
+}
+
+#[pymethods]
+impl NativeMma {
+    #[new]
+    fn new(spelling: &str, arch: &str) -> PyResult<NativeMma> {
+        let instr = MmaInstr::parse(spelling).map_err(value_error)?;
+        let target: Target = arch.parse().map_err(value_error)?;
+        let mma = Mma::new(instr, target).map_err(value_error)?;
+        Ok(NativeMma { mma })
+    }
+
+    #[getter]
+    fn spelling(&self) -> String {
+        self.mma.instr().to_string()
+    }
+
+    #[getter]
+    fn arch(&self) -> String {
+        self.mma.target().to_string()
+    }
+
+    /// (m, n, k).
+    #[getter]
+    fn shape(&self) -> (u32, u32, u32) {
+        let s = self.mma.instr().shape;
+        (s.m, s.n, s.k)
+    }
+
+    /// (name, code bits) of A, B, C and D.
+    #[getter]
+    fn operand_types(&self) -> Vec<(&'static str, u32)> {
+        self.mma.operand_types().to_vec()
+    }
+
+    /// (name, code bits) of the scales of a block-scaled form, else None.
+    #[getter]
+    fn scale_type(&self) -> Option<(&'static str, u32)> {
+        self.mma.scale_type()
+    }
+
+    /// Scales per row of A (and column of B) of a block-scaled form, else None.
+    #[getter]
+    fn scale_vec(&self) -> Option<u32> {
+        self.mma.scale_vec()
+    }
+
+    #[getter]
+    fn evidence(&self) -> &'static str {
+        self.mma.evidence().name()
+    }
+
+    /// `tiles` tiles of D from contiguous one-dimensional arrays of codes (uint64), tile after
+    /// tile: A m×k, B k×n, C m×n (or None: +0), the scales m×vec and vec×n. Every length and
+    /// code is checked before anything is computed; the tiles are shared among the threads.
+    #[pyo3(signature = (tiles, a, b, c=None, scale_a=None, scale_b=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn tiles<'py>(
+        &self,
+        py: Python<'py>,
+        tiles: usize,
+        a: PyReadonlyArray1<'py, u64>,
+        b: PyReadonlyArray1<'py, u64>,
+        c: Option<PyReadonlyArray1<'py, u64>>,
+        scale_a: Option<PyReadonlyArray1<'py, u64>>,
+        scale_b: Option<PyReadonlyArray1<'py, u64>>,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        use rayon::prelude::*;
+        let s = self.mma.instr().shape;
+        let (m, n, k) = (s.m as usize, s.n as usize, s.k as usize);
+        let v = self.mma.scale_vec().unwrap_or(0) as usize;
+        let slice = |x: &PyReadonlyArray1<'py, u64>, per: usize, name: &str| -> PyResult<Vec<u64>> {
+            let x = x.as_slice().map_err(value_error)?;
+            if x.len() != tiles * per {
+                return Err(value_error(format!("{name} holds {} codes, {tiles} tiles need {}", x.len(), tiles * per)));
+            }
+            Ok(x.to_vec())
+        };
+        let a = slice(&a, m * k, "A")?;
+        let b = slice(&b, k * n, "B")?;
+        let c = c.map(|c| slice(&c, m * n, "C")).transpose()?;
+        let scales = match (scale_a, scale_b) {
+            (Some(sa), Some(sb)) => Some((slice(&sa, m * v, "scale_A")?, slice(&sb, v * n, "scale_B")?)),
+            (None, None) => None,
+            _ => return Err(value_error("give both scale_a and scale_b")),
+        };
+        let mma = &self.mma;
+        let mut d = vec![0u64; tiles * m * n];
+        py.detach(|| {
+            d.par_chunks_mut((m * n).max(1)).enumerate().try_for_each(|(t, d)| {
+                let tile = Tile {
+                    a: &a[t * m * k..(t + 1) * m * k],
+                    b: &b[t * k * n..(t + 1) * k * n],
+                    c: c.as_ref().map(|c| &c[t * m * n..(t + 1) * m * n]),
+                    scales: scales
+                        .as_ref()
+                        .map(|(sa, sb)| (&sa[t * m * v..(t + 1) * m * v], &sb[t * v * n..(t + 1) * v * n])),
+                };
+                mma.tile(tile, d)
+            })
+        })
+        .map_err(value_error)?;
+        Ok(PyArray1::from_vec(py, d))
     }
 }
 
@@ -444,6 +557,7 @@ fn to_json(report: &Report) -> String {
 #[pymodule]
 fn _ptxfp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NativeInstr>()?;
+    m.add_class::<NativeMma>()?;
     m.add_function(wrap_pyfunction!(catalog_entries, m)?)?;
     m.add_function(wrap_pyfunction!(simd_level, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;

@@ -199,9 +199,8 @@ impl Scale {
     }
 }
 
-/// The term of `c`, in the block's output type.
-fn c_term(rho: Rho, c: u32, e_zero: i32, sp: &mut Specials) -> Term {
-    let ty = rho.output();
+/// The term of `c`, a code of `ty`.
+fn c_term(ty: MmaType, c: u32, e_zero: i32, sp: &mut Specials) -> Term {
     match ty.decode(c) {
         Unpacked::Nan => sp.nan = true,
         Unpacked::Inf { neg } => sp.inf(neg),
@@ -278,22 +277,46 @@ impl Fdpa {
     /// If `a` and `b` differ in length, a scale is missing for some k, or a group-scaled block
     /// has no scales: the callers check shapes first.
     pub fn dot(&self, ta: MmaType, a: &[u32], tb: MmaType, b: &[u32], c: u32, scales: Option<BlockScales<'_>>) -> u32 {
+        self.dot_with_c(ta, a, tb, b, self.rho.output(), c, scales)
+    }
+
+    /// [`Fdpa::dot`] with `c` a code of `tc`: an f16 `C` of an f32 `D` (`mma` `m8n8k4`, `wmma`)
+    /// enters the first block as an f16, aligned at its own `Exp` (an f16 subnormal at 2^−14)
+    /// \[MODEL: MMA-Sim 2.1.1 decodes C in its own type\]; later blocks take the f32 result.
+    #[allow(clippy::too_many_arguments)]
+    pub fn dot_with_c(
+        &self,
+        ta: MmaType,
+        a: &[u32],
+        tb: MmaType,
+        b: &[u32],
+        tc: MmaType,
+        c: u32,
+        scales: Option<BlockScales<'_>>,
+    ) -> u32 {
         assert_eq!(a.len(), b.len(), "A and B rows of one dot product differ in length");
         let l = (self.block as usize).min(a.len()).max(1);
-        let mut acc = c;
+        let (mut acc, mut tc) = (c, tc);
         for (start, (a, b)) in a.chunks(l).zip(b.chunks(l)).enumerate().map(|(i, ab)| (i * l, ab)) {
             let block = Block { ta, a, tb, b, start };
             acc = if self.group == 0 {
-                self.block_sum(block, acc, scales)
+                self.block_sum(block, tc, acc, scales)
             } else {
-                self.group_block_sum(block, acc, scales.expect("group-scaled dot product without scales"))
+                self.group_block_sum(block, tc, acc, scales.expect("group-scaled dot product without scales"))
             };
+            tc = self.rho.output();
         }
         acc
     }
 
     /// One T-FDPA or ST-FDPA block whose first product is element `start` of the dot product.
-    fn block_sum(&self, Block { ta, a, tb, b, start }: Block<'_>, c: u32, scales: Option<BlockScales<'_>>) -> u32 {
+    fn block_sum(
+        &self,
+        Block { ta, a, tb, b, start }: Block<'_>,
+        tc: MmaType,
+        c: u32,
+        scales: Option<BlockScales<'_>>,
+    ) -> u32 {
         let mut sp = Specials::default();
         let mut terms = [Term::default(); MAX_TERMS];
         let n = a.len();
@@ -311,7 +334,7 @@ impl Fdpa {
             };
             terms[k] = product_term(ta, a[k], tb, b[k], scale, self.e_zero, &mut sp);
         }
-        terms[n] = c_term(self.rho, c, self.e_zero, &mut sp);
+        terms[n] = c_term(tc, c, self.e_zero, &mut sp);
         if let Some(special) = sp.result(self.rho) {
             return special;
         }
@@ -321,7 +344,13 @@ impl Fdpa {
     /// One GST-FDPA block: groups of [`Fdpa::group`] products summed exactly, each sum times its
     /// scales aligned at the scales' exponents alone (a group whose products are all zero, or
     /// whose scale is zero, at `e_zero`; a group that cancels to zero keeps its scales' exponent).
-    fn group_block_sum(&self, Block { ta, a, tb, b, start }: Block<'_>, c: u32, scales: BlockScales<'_>) -> u32 {
+    fn group_block_sum(
+        &self,
+        Block { ta, a, tb, b, start }: Block<'_>,
+        tc: MmaType,
+        c: u32,
+        scales: BlockScales<'_>,
+    ) -> u32 {
         let mut sp = Specials::default();
         let mut terms = [Term::default(); MAX_TERMS];
         let g = self.group as usize;
@@ -358,7 +387,7 @@ impl Fdpa {
             };
             n += 1;
         }
-        terms[n] = c_term(self.rho, c, self.e_zero, &mut sp);
+        terms[n] = c_term(tc, c, self.e_zero, &mut sp);
         if let Some(special) = sp.result(self.rho) {
             return special;
         }

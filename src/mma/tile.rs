@@ -23,14 +23,15 @@ const MAX_K: usize = 256;
 /// How a form computes on its target.
 #[derive(Clone, Copy, Debug)]
 enum Path {
-    /// The fused dot product. `c_widen`: an f16 `C` with an f32 `D` is widened exactly first;
+    /// The fused dot product. `c_f16`: an f16 `C` with an f32 `D` enters as an f16
+    /// ([`Fdpa::dot_with_c`]);
     /// `d_narrow`: an f32 `C` with an f16 `D` (`wmma`) accumulates in f32 and `D` is rounded
     /// to f16 to nearest \[UNK\].
     Fdpa {
         fdpa: Fdpa,
         a: MmaType,
         b: MmaType,
-        c_widen: bool,
+        c_f16: bool,
         d_narrow: bool,
         scale: Option<(MmaType, u32)>,
     },
@@ -111,7 +112,7 @@ impl Mma {
                     MmaType::F16 | MmaType::Bf16 => InputKind::Half,
                     _ => InputKind::Fp8,
                 };
-                let (c_widen, d_narrow) =
+                let (c_f16, d_narrow) =
                     (c == MmaType::F16 && d == MmaType::F32, c == MmaType::F32 && d == MmaType::F16);
                 let out = if d == MmaType::F16 && !d_narrow { OutType::F16 } else { OutType::F32 };
                 // sm_75 runs m8n8k4 on Volta's datapath [MODEL: MMA-Sim 2.1.1 `nv_ptx/sim.py`,
@@ -128,15 +129,14 @@ impl Mma {
                 } else {
                     r
                 };
-                let path = Path::Fdpa { fdpa: r.fdpa, a, b, c_widen, d_narrow, scale: None };
+                let path = Path::Fdpa { fdpa: r.fdpa, a, b, c_f16, d_narrow, scale: None };
                 (path, if d_narrow { Evidence::Model } else { r.evidence }, r.source)
             }
             Operation::BlockScaled { kind, a, b, scale, vec } => {
                 let kind = if kind == ScaledKind::Mxf8f6f4 { InputKind::Mxf8f6f4 } else { InputKind::Mxf4 };
                 let r = row(generation, instr.family.unit(), kind, OutType::F32)
                     .expect("every block-scaled form has a datapath row");
-                let path =
-                    Path::Fdpa { fdpa: r.fdpa, a, b, c_widen: false, d_narrow: false, scale: Some((scale, vec)) };
+                let path = Path::Fdpa { fdpa: r.fdpa, a, b, c_f16: false, d_narrow: false, scale: Some((scale, vec)) };
                 (path, r.evidence, r.source)
             }
         };
@@ -314,17 +314,17 @@ impl Mma {
                 narrow(b, &mut bb);
                 u64::from(popc_dot(op, &ba[..k], &bb[..k], c as u32))
             }
-            Path::Fdpa { fdpa, a: ta, b: tb, c_widen, d_narrow, scale } => {
+            Path::Fdpa { fdpa, a: ta, b: tb, c_f16, d_narrow, scale } => {
                 narrow(a, &mut ba);
                 narrow(b, &mut bb);
-                let c = if c_widen { cvt(Format::F16, Format::F32, c, Rounding::Rn, false) } else { c };
+                let tc = if c_f16 { MmaType::F16 } else { fdpa.rho.output() };
                 let block_scales = match (scale, &scales) {
                     (Some((ty, _)), Some(s)) => {
                         Some(BlockScales { ty, a: &s.a[..s.vec], b: &s.b[..s.vec], block: k / s.vec })
                     }
                     _ => None,
                 };
-                let d = fdpa.dot(ta, &ba[..k], tb, &bb[..k], c as u32, block_scales);
+                let d = fdpa.dot_with_c(ta, &ba[..k], tb, &bb[..k], tc, c as u32, block_scales);
                 if d_narrow {
                     narrow_to_f16(d)
                 } else {

@@ -158,6 +158,7 @@ def main():
     p.add_argument("--tiles", type=int, default=800)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--only", default="", help="compare only spellings containing this text")
+    p.add_argument("--arch", default="", help="compare only this MMA-Sim architecture (Volta, Turing, ...)")
     args = p.parse_args()
     rng = np.random.default_rng(args.seed)
     jobs = []
@@ -168,7 +169,7 @@ def main():
     jobs += [("wgmma", "Hopper", st, False) for st in isa_wgmma.hopper_wgmma_shape_and_type if st.startswith("m64n8k")]
     total = failed = 0
     for family, arch_name, st, scaled in jobs:
-        if args.only not in st:
+        if args.only not in st or args.arch not in ("", arch_name):
             continue
         spelling, arch, n, bad = compare(args.ptxfp, rng, args.tiles, family, arch_name, st, scaled)
         if isinstance(bad, str):

@@ -6,7 +6,7 @@ use std::process::{Command, Output};
 
 use ptxfp::io::{npy_header_shaped, Dtype, Shape};
 use ptxfp::mma::{Mma, MmaInstr, Tile};
-use ptxfp::ptx::{Target, Variant};
+use ptxfp::ptx::Target;
 
 fn ptxfp(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ptxfp")).args(args).output().expect("run ptxfp")
@@ -200,7 +200,6 @@ fn mma_refuses_bad_input_and_writes_nothing() {
     for want in ["blocks of 32 products", "RNE-f16", "evidence    no-model-fits", "targets     sm_90a"] {
         assert!(text(&o).contains(want), "{}\n  lacks {want:?}", text(&o));
     }
-    let _ = Target::with_variant(90, Variant::Arch);
 }
 
 #[test]

@@ -9,7 +9,7 @@ mod common;
 use common::Rng;
 use ptxfp::mma::spelling::Dims;
 use ptxfp::mma::{
-    dmma_dot, forms, int_dot, popc_dot, table, BlockScales, Family, Mma, MmaInstr, MmaType, Operation, Tile, TileError,
+    dmma_dot, forms, int_dot, popc_dot, table, BlockScales, Mma, MmaInstr, MmaType, Operation, Tile, TileError,
 };
 use ptxfp::ptx::{Evidence, Target, Variant, KNOWN_TARGETS};
 
@@ -341,6 +341,4 @@ fn bad_tiles_are_refused_and_d_is_left_alone() {
     let (sa, sb) = (vec![127u64; 32], vec![127u64; 15]);
     let bad = scaled.tile(Tile { a: &a, b: &b, c: None, scales: Some((&sa, &sb)) }, &mut d).unwrap_err();
     assert!(bad.to_string().contains("scale_B has 15 elements"), "{bad}");
-    // The families each take their own prefix.
-    assert_eq!(Family::Wgmma.prefix(), "wgmma.mma_async.sync.aligned");
 }

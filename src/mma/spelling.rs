@@ -394,6 +394,15 @@ pub struct MmaTargetError {
     pub target: Target,
 }
 
+/// A spelled block-scale vector size.
+#[derive(Clone, Copy)]
+enum VecSpec {
+    /// `.scale_vec::NX` (tcgen05's `.block16` is 4X).
+    X(u32),
+    /// tcgen05's `.block32`: 1X for mxf8f6f4, 2X for the FP4 kinds (PTX ISA §9.7.16.10.9).
+    Block32,
+}
+
 /// The loose reading of a spelling, before it is checked against the forms.
 #[derive(Default)]
 struct Loose<'s> {
@@ -406,7 +415,8 @@ struct Loose<'s> {
     popc: bool,
     kind: Option<&'s str>,
     block_scale: bool,
-    vec: Option<u32>,
+    /// `.scale_vec::NX` as N, or tcgen05's `.block32`, whose N depends on the kind.
+    vec: Option<VecSpec>,
     cta_group: Option<u8>,
 }
 
@@ -462,8 +472,8 @@ impl MmaInstr {
                 "and" if family != Family::Wmma => loose.bit_op = Some(BitOp::And),
                 "popc" if family != Family::Wmma => loose.popc = true,
                 "block_scale" => loose.block_scale = true,
-                "block16" if family == Family::Tcgen05 => loose.vec = Some(4),
-                "block32" if family == Family::Tcgen05 => loose.vec = Some(0),
+                "block16" if family == Family::Tcgen05 => loose.vec = Some(VecSpec::X(4)),
+                "block32" if family == Family::Tcgen05 => loose.vec = Some(VecSpec::Block32),
                 "sp" | "sp::ordered_metadata" | "ws" => {
                     let what = if q == "ws" { "tcgen05.mma.ws" } else { "sparse mma (.sp)" };
                     return Err(MmaParseError::Unsupported { spelling: err_s(), what });
@@ -473,12 +483,12 @@ impl MmaInstr {
                     if let Some(kind) = q.strip_prefix("kind::") {
                         loose.kind = Some(kind);
                     } else if let Some(v) = q.strip_prefix("scale_vec::") {
-                        loose.vec = Some(match v {
+                        loose.vec = Some(VecSpec::X(match v {
                             "1X" => 1,
                             "2X" => 2,
                             "4X" => 4,
                             _ => return Err(unknown()),
-                        });
+                        }));
                     } else if let Some(g) = q.strip_prefix("cta_group::").filter(|_| family == Family::Tcgen05) {
                         loose.cta_group = Some(match g {
                             "1" => 1,
@@ -592,7 +602,7 @@ impl Loose<'_> {
             Family::Tcgen05 => ".dtype.atype.btype (block-scaled: and .stype)",
         };
         let count_err = || MmaParseError::TypeCount { spelling: err_s(), family, expected };
-        let types: Vec<&str> = self.types.clone();
+        let types = &self.types;
         let (d, a, b, c, stype) = match (family, &types[..]) {
             (Family::Wmma, &[d, c]) => (d, "f16", "f16", c, None),
             (Family::Mma | Family::Wmma, &[d, a, b, c]) => (d, a, b, c, None),
@@ -674,9 +684,8 @@ impl Loose<'_> {
                     let scale = mma_type(st).filter(|t| matches!(t, MmaType::Ue8m0 | MmaType::Ue4m3));
                     let Some(scale) = scale else { return Err(types_err()) };
                     let vec = match self.vec {
-                        // tcgen05's .block32: 1X for mxf8f6f4, 2X for the FP4 kinds (PTX ISA §9.7.16.10.9).
-                        Some(0) => kind.default_vec().unwrap_or(2),
-                        Some(v) => v,
+                        Some(VecSpec::Block32) => kind.default_vec().unwrap_or(2),
+                        Some(VecSpec::X(v)) => v,
                         None => match kind.default_vec() {
                             Some(v) => v,
                             None => return Err(misplaced("kind::mxf4nvf4", "must spell its .scale_vec::2X or ::4X")),

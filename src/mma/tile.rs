@@ -10,7 +10,7 @@ use crate::format::Format;
 use crate::mma::dmma::dmma_dot;
 use crate::mma::fdpa::{BlockScales, Fdpa};
 use crate::mma::int::{int_dot, popc_dot, BitOp, IntMmaType};
-use crate::mma::spelling::{MmaInstr, MmaTargetError, Operation, ScaledKind};
+use crate::mma::spelling::{MmaInstr, MmaTargetError, Operation, ScaledKind, Shape};
 use crate::mma::table::{row, Generation, InputKind, OutType, Row};
 use crate::mma::types::MmaType;
 use crate::ops::cvt::cvt;
@@ -89,6 +89,18 @@ struct ScaleRow {
     vec: usize,
 }
 
+impl ScaleRow {
+    /// The `vec` scales of a row (`a(s)`) and of a column (`b(s)`).
+    fn gather(vec: usize, a: impl Fn(usize) -> u64, b: impl Fn(usize) -> u64) -> ScaleRow {
+        let (mut row_a, mut col_b) = ([0u32; 4], [0u32; 4]);
+        for s in 0..vec {
+            row_a[s] = a(s) as u32;
+            col_b[s] = b(s) as u32;
+        }
+        ScaleRow { a: row_a, b: col_b, vec }
+    }
+}
+
 /// An element type as the tile sees it: name and width of its codes.
 #[derive(Clone, Copy)]
 struct Element {
@@ -117,7 +129,7 @@ impl Mma {
                 let out = if d == MmaType::F16 && !d_narrow { OutType::F16 } else { OutType::F32 };
                 // sm_75 runs m8n8k4 on Volta's datapath [MODEL: MMA-Sim 2.1.1 `nv_ptx/sim.py`,
                 // "fallback to Volta settings"].
-                let volta_shape = generation == Generation::Turing && instr.shape.k == 4 && kind == InputKind::Half;
+                let volta_shape = generation == Generation::Turing && instr.shape == Shape { m: 8, n: 8, k: 4 };
                 let generation = if volta_shape { Generation::Volta } else { generation };
                 let r = row(generation, instr.family.unit(), kind, out).expect("every float form has a datapath row");
                 let r = if volta_shape {
@@ -258,14 +270,8 @@ impl Mma {
             }
             for i in 0..m {
                 let a_row = &t.a[i * k..(i + 1) * k];
-                let scales = vec.zip(t.scales).map(|(v, (sa, sb))| {
-                    let (mut row_a, mut col_b) = ([0u32; 4], [0u32; 4]);
-                    for s in 0..v {
-                        row_a[s] = sa[i * v + s] as u32;
-                        col_b[s] = sb[s * n + j] as u32;
-                    }
-                    ScaleRow { a: row_a, b: col_b, vec: v }
-                });
+                let scales =
+                    vec.zip(t.scales).map(|(v, (sa, sb))| ScaleRow::gather(v, |s| sa[i * v + s], |s| sb[s * n + j]));
                 d[i * n + j] = self.dot_codes(a_row, &col[..k], c_of(i * n + j), scales);
             }
         }
@@ -283,12 +289,7 @@ impl Mma {
         assert!(a.len() == k && b.len() == k, "a dot product of {} takes k = {k} codes of A and of B", self.instr);
         let scales = self.scale_vec().map(|v| {
             let (sa, sb) = scales.expect("a block-scaled form takes scales");
-            let (mut row_a, mut col_b) = ([0u32; 4], [0u32; 4]);
-            for s in 0..v as usize {
-                row_a[s] = sa[s] as u32;
-                col_b[s] = sb[s] as u32;
-            }
-            ScaleRow { a: row_a, b: col_b, vec: v as usize }
+            ScaleRow::gather(v as usize, |s| sa[s], |s| sb[s])
         });
         self.dot_codes(a, b, c, scales)
     }

@@ -6,11 +6,10 @@
 
 mod common;
 
+use common::mma::{codes, some_targets};
 use common::Rng;
 use ptxfp::mma::spelling::Dims;
-use ptxfp::mma::{
-    dmma_dot, forms, int_dot, popc_dot, table, BlockScales, Mma, MmaInstr, MmaType, Operation, Tile, TileError,
-};
+use ptxfp::mma::{dmma_dot, forms, int_dot, popc_dot, BlockScales, Mma, MmaInstr, MmaType, Operation, Tile, TileError};
 use ptxfp::ptx::{Evidence, Target, Variant, KNOWN_TARGETS};
 
 /// Spellings from the examples and syntax blocks of PTX ISA 9.0 (§9.7.14.5.14, §9.7.14.4.5,
@@ -140,17 +139,6 @@ fn illegal_spellings_name_the_problem_and_the_legal_alternatives() {
     }
 }
 
-/// A target of each generation, plain where the form allows it.
-fn some_targets(form: &ptxfp::mma::Form) -> Vec<Target> {
-    let mut out: Vec<Target> = Vec::new();
-    for t in form.targets.iter() {
-        if !out.iter().any(|u| table::Generation::of(u.sm()) == table::Generation::of(t.sm())) {
-            out.push(t);
-        }
-    }
-    out
-}
-
 #[test]
 fn every_form_has_a_datapath_on_every_target_that_has_it_and_is_refused_elsewhere() {
     for form in forms() {
@@ -191,21 +179,6 @@ fn evidence_follows_the_hardware_data() {
     let wgmma_f16 = "wgmma.mma_async.sync.aligned.m64n8k32.f16.e4m3.e4m3";
     assert_eq!(on(wgmma_f16, 90, Arch), Evidence::NoModelFits, "H100 FP8 -> f16");
     assert_eq!(on("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64", 80, Base), Evidence::Documented);
-}
-
-/// Random codes of an element type, biased to the edges.
-fn codes(rng: &mut Rng, bits: u32, len: usize) -> Vec<u64> {
-    (0..len)
-        .map(|_| {
-            let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
-            match rng.below(8) {
-                0 => 0,
-                1 => mask,
-                2 => 1 << (bits - 1),
-                _ => rng.next() & mask,
-            }
-        })
-        .collect()
 }
 
 /// One element of D computed from the definitions, with this test's own indexing of the

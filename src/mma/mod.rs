@@ -6,10 +6,12 @@
 //! each generation, computed exactly on integers: [`fdpa`] holds the fused dot product,
 //! [`table`] its parameters per architecture with their evidence; [`dmma`] the f64 tensor core
 //! (a chain of `fma.f64`, as PTX specifies it) and [`int`] the integer ones; [`spelling`] parses and
-//! checks the instructions' spellings, [`tile`] evaluates one tile of an instruction on a target.
+//! checks the instructions' spellings, [`tile`] evaluates one tile of an instruction on a target,
+//! [`gemm`] a whole matrix product as a kernel's main loop chains the tiles.
 
 pub mod dmma;
 pub mod fdpa;
+pub mod gemm;
 pub mod int;
 pub mod spelling;
 pub mod table;
@@ -18,6 +20,7 @@ pub mod types;
 
 pub use dmma::dmma_dot;
 pub use fdpa::{BlockScales, Fdpa, Rho};
+pub use gemm::{Dims, Gemm, GemmError, Matrices};
 pub use int::{int_dot, popc_dot, BitOp, IntMmaType};
 pub use spelling::{forms, Family, Form, MmaInstr, MmaParseError, MmaTargetError, Operation, Shape};
 pub use table::{Generation, InputKind, OutType, Row, Unit};

@@ -103,9 +103,31 @@ impl ScaleRow {
 
 /// An element type as the tile sees it: name and width of its codes.
 #[derive(Clone, Copy)]
-struct Element {
-    name: &'static str,
-    bits: u32,
+pub(crate) struct Element {
+    pub(crate) name: &'static str,
+    pub(crate) bits: u32,
+}
+
+/// `words` holds `expected` codes of `e` (no bits above its width): the check of every
+/// operand of [`Mma::tile`] and of [`crate::mma::Gemm`].
+pub(crate) fn check_codes(
+    instr: &dyn Fn() -> String,
+    operand: &'static str,
+    what: String,
+    words: &[u64],
+    expected: usize,
+    e: Element,
+) -> Result<(), TileError> {
+    if words.len() != expected {
+        return Err(TileError::Len { instr: instr(), operand, what, expected, got: words.len() });
+    }
+    let mask = if e.bits == 64 { u64::MAX } else { (1u64 << e.bits) - 1 };
+    match words.iter().position(|&w| w & !mask != 0) {
+        Some(index) => {
+            Err(TileError::Code { instr: instr(), operand, index, code: words[index], ty: e.name, bits: e.bits })
+        }
+        None => Ok(()),
+    }
 }
 
 impl Mma {
@@ -182,7 +204,7 @@ impl Mma {
     }
 
     /// The element types of A, B, C and D and of the scales (`None` where there are none).
-    fn elements(&self) -> [Option<Element>; 5] {
+    pub(crate) fn elements(&self) -> [Option<Element>; 5] {
         let float = |t: MmaType| Some(Element { name: t.name(), bits: t.bits() });
         let int = |t: IntMmaType| Some(Element { name: t.name(), bits: t.bits() });
         let s32 = Some(Element { name: "s32", bits: 32 });
@@ -226,16 +248,7 @@ impl Mma {
         let [ea, eb, ec, _, es] = self.elements();
         let (ea, eb, ec) = (ea.expect("A"), eb.expect("B"), ec.expect("C"));
         let check = |operand, what: String, words: &[u64], expected: usize, e: Element| {
-            if words.len() != expected {
-                return Err(TileError::Len { instr: name(), operand, what, expected, got: words.len() });
-            }
-            let mask = if e.bits == 64 { u64::MAX } else { (1u64 << e.bits) - 1 };
-            match words.iter().position(|&w| w & !mask != 0) {
-                Some(index) => {
-                    Err(TileError::Code { instr: name(), operand, index, code: words[index], ty: e.name, bits: e.bits })
-                }
-                None => Ok(()),
-            }
+            check_codes(&name, operand, what, words, expected, e)
         };
         check("A", format!("m×k = {m}×{k}"), t.a, m * k, ea)?;
         check("B", format!("k×n = {k}×{n}"), t.b, k * n, eb)?;

@@ -12,6 +12,7 @@ compile_error!("these tests reach ptxfp's internals: run them as the README says
 
 pub mod batch;
 pub mod exact_dot;
+pub mod mma;
 
 use ptxfp::ops::cvt_int::IntType;
 use ptxfp::{Format, Rounding};

@@ -1,11 +1,12 @@
-//! `ptxfp mma` as a user drives it: stacks of tiles in `.npy` and raw files, D checked against
-//! the library's tile evaluation, and every kind of bad input refused with nothing written.
+//! `ptxfp mma` and `ptxfp gemm` as a user drives them: stacks of tiles in `.npy` and raw files,
+//! whole matrices, D checked against the library's tile and product evaluation, and every kind
+//! of bad input refused with nothing written.
 
 use std::path::Path;
 use std::process::{Command, Output};
 
 use ptxfp::io::{npy_header_shaped, Dtype, Shape};
-use ptxfp::mma::{Mma, MmaInstr, Tile};
+use ptxfp::mma::{Dims, Gemm, Matrices, Mma, MmaInstr, Tile};
 use ptxfp::ptx::Target;
 
 fn ptxfp(args: &[&str]) -> Output {
@@ -239,4 +240,59 @@ fn ops_lists_every_tensor_core_form_with_its_evidence_and_targets() {
     let dmma = line("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64.rz ");
     assert!(dmma.contains("documented (sm_90,sm_100,sm_120)") && dmma.ends_with(" sm_90+"), "{dmma}");
     assert_eq!(out.lines().filter(|l| l.contains(" tile ")).count(), ptxfp::mma::forms().len());
+}
+
+#[test]
+fn gemm_multiplies_npy_matrices_with_promotion() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let spelling = "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3";
+    let (m, n, k) = (70, 9, 100);
+    let mut seed = 7;
+    // e4m3 codes without NaNs (0x7F, 0xFF), C as float32.
+    let a: Vec<u64> = (0..m * k).map(|_| lcg(&mut seed) % 0x7F | (lcg(&mut seed) & 1) << 7).collect();
+    let b: Vec<u64> = (0..k * n).map(|_| lcg(&mut seed) % 0x7F).collect();
+    let c: Vec<u64> = (0..m * n).map(|i| 0x3F80_0000 + i as u64).collect();
+    write_npy(Path::new(&p("a.npy")), Dtype::Uint8, &[m as u64, k as u64], &a);
+    write_npy(Path::new(&p("b.npy")), Dtype::Uint8, &[k as u64, n as u64], &b);
+    write_npy(Path::new(&p("c.npy")), Dtype::Float32, &[m as u64, n as u64], &c);
+    let run = |extra: &[&str]| {
+        let args = ["gemm", spelling, "--arch", "sm_90a", "--a", &p("a.npy"), "--b", &p("b.npy"), "--c", &p("c.npy")];
+        ptxfp(&[&args[..], extra].concat())
+    };
+    let mma = Mma::new(MmaInstr::parse(spelling).unwrap(), "sm_90a".parse::<Target>().unwrap()).unwrap();
+    let dims = Dims { m, n, k };
+    for promote in [None, Some("64")] {
+        let out = p("d.npy");
+        let o = match promote {
+            None => run(&["--out", &out, "-q"]),
+            Some(every) => run(&["--out", &out, "-q", "--promote-every", every]),
+        };
+        assert!(o.status.success(), "{}", text(&o));
+        assert!(text(&o).contains(&format!("70×9×100 with {spelling} on sm_90a (hardware-verified)")), "{}", text(&o));
+        let gemm = Gemm::new(mma, promote.map(|e| e.parse().unwrap())).unwrap();
+        let mut want = vec![0u64; m * n];
+        gemm.run(dims, Matrices { a: &a, b: &b, c: Some(&c), scales: None }, &mut want).unwrap();
+        assert_eq!(read_npy(Path::new(&out), Dtype::Float32, &[m as u64, n as u64]), want, "promotion {promote:?}");
+    }
+    // Bad input: nothing written, the problem named.
+    let out = p("never.npy");
+    let refused = |o: Output, needle: &str| {
+        assert!(!o.status.success() && text(&o).contains(needle), "{needle}: {}", text(&o));
+        assert!(!Path::new(&out).exists());
+    };
+    refused(run(&["--out", &out, "--promote-every", "48"]), "not a positive multiple of");
+    write_npy(Path::new(&p("b_short.npy")), Dtype::Uint8, &[99, n as u64], &b[..99 * n]);
+    let o = ptxfp(&["gemm", spelling, "--arch", "sm_90a", "--a", &p("a.npy"), "--b", &p("b_short.npy"), "--out", &out]);
+    refused(o, "has shape (99, 9) but operand B of the product must have shape (100, N)");
+    std::fs::write(p("raw.bin"), vec![0u8; m * k]).unwrap();
+    let o = ptxfp(&["gemm", spelling, "--arch", "sm_90a", "--a", &p("raw.bin"), "--b", &p("b.npy"), "--out", &out]);
+    refused(o, "is raw words, but operand A of a product is an .npy matrix of shape (M, K)");
+    let o = ptxfp(&["gemm", spelling, "--arch", "sm_90a", "--a", &p("c.npy"), "--b", &p("b.npy"), "--out", &out]);
+    refused(o, "float32");
+    let o = ptxfp(&["gemm", spelling, "--arch", "sm_90", "--a", &p("a.npy"), "--b", &p("b.npy"), "--out", &out]);
+    refused(o, "sm_90a");
+    let f16_c = "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f16";
+    let o = ptxfp(&["gemm", f16_c, "--arch", "sm_70", "--a", &p("a.npy"), "--b", &p("b.npy"), "--out", &out]);
+    refused(o, "C and D need one type");
 }

@@ -161,7 +161,7 @@ fn every_form_is_its_tiles_chained_through_k() {
             promoted += usize::from(promote.is_some());
         }
     }
-    eprintln!("{products} products, {promoted} products promoted");
+    eprintln!("{products} products, {promoted} of them promoted");
 }
 
 fn spelling(s: &str, arch: &str) -> Mma {

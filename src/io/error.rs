@@ -40,6 +40,9 @@ pub enum Error {
     /// A tile could not be evaluated (`ptxfp mma`).
     #[error(transparent)]
     Tile(#[from] crate::mma::TileError),
+    /// A matrix product could not be evaluated (`ptxfp gemm`).
+    #[error(transparent)]
+    Gemm(#[from] crate::mma::GemmError),
     /// Stopped on request ([`run_until`](super::run_until)) before the output was complete:
     /// the output file was not written (a file already there keeps its contents) and no
     /// temporary file remains.
@@ -134,6 +137,12 @@ pub enum DataError {
     /// Tensor-core operands holding different stacks of tiles.
     #[error("holds {tiles} tiles but {} holds {first_tiles} (the .npy operands must share their leading dimensions)", first.display())]
     MmaStack { tiles: u64, first: PathBuf, first_tiles: u64 },
+    /// A raw file given as an operand of a matrix product.
+    #[error("is raw words, but operand {operand} of a product is an .npy matrix of shape {expected}: its shape gives M, N and K")]
+    GemmRaw { operand: &'static str, expected: String },
+    /// A matrix-product operand of the wrong shape.
+    #[error("has shape {shape} but operand {operand} of the product must have shape {expected}")]
+    GemmShape { operand: &'static str, shape: Shape, expected: String },
     /// Fewer data bytes (`have`) after the `.npy` header than its shape of `dtype` needs.
     #[error("truncated .npy: shape {shape} of {dtype} needs {need} data bytes but only {have} follow the header")]
     TruncatedData { shape: Shape, dtype: Dtype, need: u64, have: u64 },

@@ -44,7 +44,7 @@ use std::path::Path;
 pub use dtype::{result_dtype, writes_a_value, Dtype};
 use error::{data_error, io_error};
 pub use error::{DataError, Error, Holding, LiteralError, NpyError, Shape};
-pub use mma_files::{run_mma, MmaFiles};
+pub use mma_files::{run_gemm, run_mma, MmaFiles};
 pub use npy::{npy_header, npy_header_shaped, read_npy_header, NpyHeader};
 pub use output::{check_writable, write_atomically, Writer};
 pub use read::{Container, Reader};

@@ -119,6 +119,10 @@ enum Command {
     /// target: with --a, --b and --out, D = A·B + C for every tile of the files; without them,
     /// its datapath, evidence and targets.
     Mma(mma_cmd::MmaArgs),
+    /// A matrix product D = A·B + C (.npy matrices) with a tensor-core instruction's numerics:
+    /// its tiles chained through K as a kernel's main loop chains them, with optional
+    /// promotion into f32 every P k.
+    Gemm(mma_cmd::GemmArgs),
     /// Compare the GPU results of a capture kit with ptxfp, bit for bit: per spelling the
     /// mismatch count and the first mismatching inputs (exit status 3 if any differ).
     Compare(capture_cmd::CompareArgs),
@@ -166,6 +170,7 @@ fn main() -> ExitCode {
         Command::Capture(args) => return exit(capture_cmd::capture(args)),
         Command::Compare(args) => return exit(capture_cmd::compare(args)),
         Command::Mma(args) => return exit(mma_cmd::mma(args)),
+        Command::Gemm(args) => return exit(mma_cmd::gemm(args)),
     };
     exit(result.map(|()| 0))
 }

@@ -1,10 +1,11 @@
 //! `ptxfp mma`: one tensor-core instruction on a target, its datapath described, or evaluated
-//! over stacks of tiles in files; and the tensor-core lines of `ptxfp ops`.
+//! over stacks of tiles in files; `ptxfp gemm`, a whole matrix product with an instruction's
+//! numerics; and the tensor-core lines of `ptxfp ops`.
 
 use std::path::PathBuf;
 
-use ptxfp::io::{run_mma, MmaFiles};
-use ptxfp::mma::{forms, Form, Generation, Mma, MmaInstr};
+use ptxfp::io::{run_gemm, run_mma, MmaFiles};
+use ptxfp::mma::{forms, Form, Gemm, Generation, Mma, MmaInstr};
 use ptxfp::ptx::Evidence;
 use ptxfp::Target;
 
@@ -181,4 +182,72 @@ pub fn ops_lines(filter: Option<&str>) -> Vec<String> {
             )
         })
         .collect()
+}
+
+#[derive(clap::Args)]
+pub struct GemmArgs {
+    /// The instruction whose tiles make the product, as PTX spells it (its C and D of one
+    /// type), e.g. wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3.
+    spelling: String,
+    /// Target architecture: chooses the generation's datapath.
+    #[arg(long, default_value = "sm_90")]
+    arch: Target,
+    /// A: an (M, K) .npy matrix of the instruction's A type.
+    #[arg(long, value_name = "FILE")]
+    a: PathBuf,
+    /// B: (K, N).
+    #[arg(long, value_name = "FILE")]
+    b: PathBuf,
+    /// C: (M, N); without it C is +0.
+    #[arg(long, value_name = "FILE")]
+    c: Option<PathBuf>,
+    /// scale_A of a block-scaled form: (M, ⌈K/s⌉), s the k one scale covers.
+    #[arg(long = "scale-a", value_name = "FILE")]
+    scale_a: Option<PathBuf>,
+    /// scale_B of a block-scaled form: (⌈K/s⌉, N).
+    #[arg(long = "scale-b", value_name = "FILE")]
+    scale_b: Option<PathBuf>,
+    /// D: (M, N), written when the whole product has been evaluated.
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Promote every P k: a fresh tensor-core accumulator every P k, each span added into an
+    /// f32 accumulator with add.rn.f32 (DeepGEMM, FlashAttention-3 use 128).
+    #[arg(long = "promote-every", value_name = "P")]
+    promote_every: Option<usize>,
+    /// No progress display.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// `ptxfp gemm`: D = A·B + C with one instruction's numerics, from .npy matrices.
+pub fn gemm(args: GemmArgs) -> Result<i32, String> {
+    let instr = MmaInstr::parse(&args.spelling).map_err(|e| e.to_string())?;
+    let mma = Mma::new(instr, args.arch).map_err(|e| format!("{e} (choose it with --arch)"))?;
+    let gemm = Gemm::new(mma, args.promote_every).map_err(|e| e.to_string())?;
+    let scales = match (&args.scale_a, &args.scale_b) {
+        (Some(sa), Some(sb)) => Some((sa.as_path(), sb.as_path())),
+        (None, None) => None,
+        _ => return Err("give both --scale-a and --scale-b".into()),
+    };
+    let files = MmaFiles { a: &args.a, b: &args.b, c: args.c.as_deref(), scales };
+    let display = super::sweep_cmd::Progress::new("gemm", "products", args.quiet);
+    let started = std::time::Instant::now();
+    let dims =
+        run_gemm(&gemm, files, &args.out, &|done, total| display.update(done, total)).map_err(|e| e.to_string())?;
+    display.finish();
+    let seconds = started.elapsed().as_secs_f64();
+    let products = (dims.m * dims.n * dims.k) as f64;
+    let promotion = gemm.promote_every().map_or(String::new(), |p| format!(", promoted every {p} k"));
+    super::print_out(format_args!(
+        "{}×{}×{} with {} on {} ({}){promotion}: written to {} ({seconds:.2} s, {:.3e} products/s)\n",
+        dims.m,
+        dims.n,
+        dims.k,
+        mma.instr(),
+        mma.target(),
+        mma.evidence().name(),
+        args.out.display(),
+        products / seconds.max(1e-9)
+    ))?;
+    Ok(0)
 }

@@ -213,7 +213,7 @@ pub fn sweep(args: SweepArgs) -> Result<i32, String> {
     if !args.quiet {
         eprintln!("sweeping {} over {} ({} inputs)", sweep.instr, sweep.domain.describe(), total);
     }
-    let display = Progress::new(args.quiet);
+    let display = Progress::new("sweep", "inputs", args.quiet);
     let units_seen = std::sync::atomic::AtomicU64::new(0);
     let progress = |done: u64, total: u64| {
         display.update(done, total);
@@ -442,7 +442,11 @@ fn write_files(report: &Report, json: Option<&Path>, plot_path: Option<&Path>) -
 
 /// Progress on standard error: a bar redrawn in place on a terminal, a plain line every ten
 /// seconds otherwise.
-struct Progress {
+/// A progress display on standard error: a bar on a terminal, a line every ten seconds
+/// otherwise; `what` names the command and `unit` what it counts.
+pub struct Progress {
+    what: &'static str,
+    unit: &'static str,
     quiet: bool,
     tty: bool,
     started: Instant,
@@ -450,11 +454,18 @@ struct Progress {
 }
 
 impl Progress {
-    fn new(quiet: bool) -> Progress {
-        Progress { quiet, tty: std::io::stderr().is_terminal(), started: Instant::now(), last: Mutex::new(None) }
+    pub fn new(what: &'static str, unit: &'static str, quiet: bool) -> Progress {
+        Progress {
+            what,
+            unit,
+            quiet,
+            tty: std::io::stderr().is_terminal(),
+            started: Instant::now(),
+            last: Mutex::new(None),
+        }
     }
 
-    fn update(&self, done: u64, total: u64) {
+    pub fn update(&self, done: u64, total: u64) {
         if self.quiet {
             return;
         }
@@ -478,25 +489,28 @@ impl Progress {
             let filled = (fraction * width as f64) as usize;
             let _ = write!(
                 err,
-                "\r[{}{}] {:5.1}%  {:.3e} inputs/s  ETA {}   ",
+                "\r[{}{}] {:5.1}%  {:.3e} {}/s  ETA {}   ",
                 "#".repeat(filled),
                 " ".repeat(width - filled),
                 100.0 * fraction,
                 rate,
+                self.unit,
                 duration(eta)
             );
         } else {
             let _ = writeln!(
                 err,
-                "sweep: {:.1}% ({done} of {total} inputs), {rate:.3e} inputs/s, ETA {}",
+                "{}: {:.1}% ({done} of {total} {unit}), {rate:.3e} {unit}/s, ETA {}",
+                self.what,
                 100.0 * fraction,
-                duration(eta)
+                duration(eta),
+                unit = self.unit
             );
         }
         let _ = err.flush();
     }
 
-    fn finish(&self) {
+    pub fn finish(&self) {
         if !self.quiet && self.tty && self.last.lock().unwrap().is_some() {
             eprintln!();
         }

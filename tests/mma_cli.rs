@@ -250,7 +250,7 @@ fn gemm_multiplies_npy_matrices_with_promotion() {
     let (m, n, k) = (70, 9, 100);
     let mut seed = 7;
     // e4m3 codes without NaNs (0x7F, 0xFF), C as float32.
-    let a: Vec<u64> = (0..m * k).map(|_| lcg(&mut seed) % 0x7F | (lcg(&mut seed) & 1) << 7).collect();
+    let a: Vec<u64> = (0..m * k).map(|_| (lcg(&mut seed) % 0x7F) | ((lcg(&mut seed) & 1) << 7)).collect();
     let b: Vec<u64> = (0..k * n).map(|_| lcg(&mut seed) % 0x7F).collect();
     let c: Vec<u64> = (0..m * n).map(|i| 0x3F80_0000 + i as u64).collect();
     write_npy(Path::new(&p("a.npy")), Dtype::Uint8, &[m as u64, k as u64], &a);

@@ -47,7 +47,7 @@ fn by_hand(mma: &Mma, promote: Option<usize>, d: Dims, x: Matrices<'_>) -> Vec<u
     let s = mma.instr().shape;
     let (m, n, k) = (s.m as usize, s.n as usize, s.k as usize);
     let vec = mma.scale_vec().map_or(0, |v| v as usize);
-    let scale_cols = if vec > 0 { d.k.div_ceil(k / vec) } else { 0 };
+    let scale_cols = k.checked_div(vec).map_or(0, |per| d.k.div_ceil(per));
     let mut out = vec![0u64; d.m * d.n];
     for i0 in (0..d.m).step_by(m) {
         for j0 in (0..d.n).step_by(n) {

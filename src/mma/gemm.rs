@@ -193,7 +193,7 @@ impl Gemm {
                 acc = 0;
             }
             acc = self.mma.dot(&step_a[..step], &step_b[..step], acc, step_scales);
-            if self.promote_every.is_some() && (end % span == 0 || end == a.len()) {
+            if self.promote_every.is_some() && (end.is_multiple_of(span) || end == a.len()) {
                 promoted = add(Format::F32, promoted, acc, Rounding::Rn, false);
             }
         }

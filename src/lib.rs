@@ -49,7 +49,7 @@ internal_modules! {
 }
 
 pub use batch::{with_words, BatchError, BatchPath, Word, WordsFn};
-pub use format::Format;
+pub use format::{Format, Unpacked};
 pub use kernels::{FloatEnvironmentError, SimdLevel, SimdLevelError, SIMD_LEVEL_VARIABLE};
 pub use narrow::{Narrow, Specials};
 pub use ops::cvt_int::IntType;

@@ -2,14 +2,16 @@
 //! the row-major tile call (`Mma::tile`), the operands padded to whole tiles as a kernel pads
 //! them, D of each k-step the next one's C, and promotion written with the host's f32 addition.
 //! Every form, on a target of each generation, with M, N and K that cross tile boundaries;
-//! every thread count gives the same bits; bad operands are refused and D left alone.
+//! the SIMD lanes of the floating-point forms at every level the processor has, on finite
+//! operands; every thread count gives the same bits; bad operands are refused and D left alone.
 
 mod common;
 
-use common::mma::{codes, some_targets};
+use common::mma::{codes, finite_codes, some_targets};
 use common::Rng;
 use ptxfp::mma::{forms, Dims, Gemm, GemmError, Matrices, Mma, MmaInstr, Tile, TileError};
 use ptxfp::ptx::Target;
+use ptxfp::SimdLevel;
 
 /// Rows `r0..r0+rows`, columns `c0..c0+cols` of a row-major matrix with `width` columns and
 /// `height` rows, zero outside it (`fill` outside it for the scales).
@@ -162,6 +164,59 @@ fn every_form_is_its_tiles_chained_through_k() {
         }
     }
     eprintln!("{products} products, {promoted} of them promoted");
+}
+
+#[test]
+fn the_lanes_are_the_tiles_chained_at_every_level() {
+    // Finite operands (NaNs and infinities leave the lanes for the scalar definition, which
+    // the test above covers), wide and close exponents, at every SIMD level the processor has.
+    let mut rng = Rng::new(0x1A4E);
+    let levels: Vec<SimdLevel> = SimdLevel::ALL.into_iter().filter(|l| l.is_supported()).collect();
+    let (mut forms_run, mut products) = (0, 0);
+    for form in forms() {
+        for target in some_targets(form) {
+            let mma = Mma::new(form.instr, target).unwrap();
+            let [ta, tb, tc, (d, _)] = mma.operand_types();
+            let Ok(plain) = Gemm::new(mma, None) else { continue };
+            if !plain.simd().1 {
+                continue;
+            }
+            forms_run += 1;
+            let s = form.instr.shape;
+            let (m, n, k) = (s.m as usize, s.n as usize, s.k as usize);
+            for wide in [true, false] {
+                let dims = Dims {
+                    m: 1 + rng.below(m.min(24) as u64) as usize,
+                    n: 1 + rng.below((2 * n).min(40) as u64) as usize,
+                    k: 1 + rng.below(3 * k as u64) as usize,
+                };
+                let promote = (d == "f32" && rng.coin()).then(|| k * (1 + rng.below(2) as usize));
+                let gemm = Gemm::new(mma, promote).unwrap();
+                let a = finite_codes(&mut rng, ta.0, ta.1, dims.m * dims.k, wide);
+                let b = finite_codes(&mut rng, tb.0, tb.1, dims.k * dims.n, wide);
+                let c = rng.coin().then(|| finite_codes(&mut rng, tc.0, tc.1, dims.m * dims.n, wide));
+                let x = Matrices { a: &a, b: &b, c: c.as_deref(), scales: None };
+                let expected = by_hand(&mma, promote, dims, x);
+                for &level in &levels {
+                    let mut out = vec![0u64; dims.m * dims.n];
+                    gemm.at_level(level).unwrap().run(dims, x, &mut out).unwrap();
+                    if let Some(i) = (0..out.len()).find(|&i| out[i] != expected[i]) {
+                        panic!(
+                            "{} on {target} at {level}, {dims:?}, wide {wide}, promotion {promote:?}: D[{}][{}] = {:#x}, by hand {:#x}",
+                            form.instr,
+                            i / dims.n,
+                            i % dims.n,
+                            out[i],
+                            expected[i]
+                        );
+                    }
+                }
+                products += dims.m * dims.n * dims.k;
+            }
+        }
+    }
+    assert!(forms_run > 50, "only {forms_run} (form, target) pairs take the lanes");
+    eprintln!("{forms_run} (form, target) pairs, {products} products at each of {levels:?}");
 }
 
 fn spelling(s: &str, arch: &str) -> Mma {

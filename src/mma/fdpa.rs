@@ -78,7 +78,7 @@ impl Rho {
     }
 
     /// Round the exact `sum · 2^lsb`.
-    fn round(self, sum: i128, lsb: i32) -> u32 {
+    pub(crate) fn round(self, sum: i128, lsb: i32) -> u32 {
         if sum == 0 {
             return 0;
         }

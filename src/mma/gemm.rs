@@ -21,6 +21,8 @@
 use rayon::prelude::*;
 
 use crate::format::Format;
+use crate::kernels::SimdLevel;
+use crate::mma::lanes::{decode_row, LaneB, Lanes, LANES};
 use crate::mma::tile::{check_codes, Mma, TileError};
 use crate::ops::add::add;
 use crate::round::Rounding;
@@ -64,6 +66,8 @@ pub enum GemmError {
 pub struct Gemm {
     mma: Mma,
     promote_every: Option<usize>,
+    lanes: Option<Lanes>,
+    level: SimdLevel,
 }
 
 impl Gemm {
@@ -83,7 +87,19 @@ impl Gemm {
                 return Err(GemmError::PromoteType { instr: instr(), d });
             }
         }
-        Ok(Gemm { mma, promote_every })
+        Ok(Gemm { mma, promote_every, lanes: mma.lanes(), level: SimdLevel::active() })
+    }
+
+    /// The same product with the lanes compiled for `level` (the bits are the same at every
+    /// level; for tests and comparisons). `None` where the processor lacks the level.
+    pub fn at_level(self, level: SimdLevel) -> Option<Gemm> {
+        level.is_supported().then_some(Gemm { level, ..self })
+    }
+
+    /// The SIMD level of the lanes, and whether this form takes them (the unscaled
+    /// floating-point forms; the others are the scalar definition, row-parallel).
+    pub fn simd(&self) -> (SimdLevel, bool) {
+        (self.level, self.lanes.is_some())
     }
 
     pub fn mma(&self) -> &Mma {
@@ -121,6 +137,14 @@ impl Gemm {
         if n == 0 {
             return Ok(());
         }
+        if let Some(lanes) = self.lanes {
+            let b = lanes.decode_b(x.b, k, n);
+            d.par_chunks_mut(n).enumerate().for_each(|(i, d_row)| {
+                self.lane_row(lanes, &b, dims, x, i, d_row);
+                rows_done(1);
+            });
+            return Ok(());
+        }
         let cols = self.scale_columns(k).unwrap_or(0);
         // B and scale_B by column, so that every dot product reads contiguous memory.
         let b_cols = transpose(x.b, k, n);
@@ -136,6 +160,42 @@ impl Gemm {
             rows_done(1);
         });
         Ok(())
+    }
+
+    /// Row `i` of D by the lanes; the elements they leave (module `lanes`) by
+    /// [`Gemm::element`].
+    fn lane_row(
+        &self,
+        lanes: Lanes,
+        b: &LaneB,
+        Dims { m: _, n, k }: Dims,
+        x: Matrices<'_>,
+        i: usize,
+        d_row: &mut [u64],
+    ) {
+        let a_row = &x.a[i * k..(i + 1) * k];
+        let a = decode_row(lanes.a, a_row, lanes.padded_k(k));
+        let promote = |acc: u32, span: u32| add(Format::F32, acc.into(), span.into(), Rounding::Rn, false) as u32;
+        for (group, d_group) in d_row.chunks_mut(LANES).enumerate() {
+            let j0 = group * LANES;
+            let mut c = [0u32; LANES];
+            for (lane, c) in c.iter_mut().enumerate().take(d_group.len()) {
+                *c = x.c.map_or(0, |c| c[i * n + j0 + lane] as u32);
+            }
+            let (lane_d, bad) = match &a {
+                Some(a) => lanes.run(self.level, a, b.group(group), c, self.promote_every, &promote),
+                None => ([0; LANES], [true; LANES]),
+            };
+            for (lane, out) in d_group.iter_mut().enumerate() {
+                let j = j0 + lane;
+                *out = if bad[lane] || b.special[j] {
+                    let column: Vec<u64> = (0..k).map(|kk| x.b[kk * n + j]).collect();
+                    self.element(a_row, &column, c[lane].into(), None)
+                } else {
+                    lane_d[lane].into()
+                };
+            }
+        }
     }
 
     /// Every operand's length and codes (the instruction's element types).

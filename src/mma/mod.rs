@@ -7,12 +7,14 @@
 //! [`table`] its parameters per architecture with their evidence; [`dmma`] the f64 tensor core
 //! (a chain of `fma.f64`, as PTX specifies it) and [`int`] the integer ones; [`spelling`] parses and
 //! checks the instructions' spellings, [`tile`] evaluates one tile of an instruction on a target,
-//! [`gemm`] a whole matrix product as a kernel's main loop chains the tiles.
+//! [`gemm`] a whole matrix product as a kernel's main loop chains the tiles (`lanes`: its SIMD
+//! evaluation of the fused dot product).
 
 pub mod dmma;
 pub mod fdpa;
 pub mod gemm;
 pub mod int;
+mod lanes;
 pub mod spelling;
 pub mod table;
 pub mod tile;

@@ -10,6 +10,7 @@ use crate::format::Format;
 use crate::mma::dmma::dmma_dot;
 use crate::mma::fdpa::{BlockScales, Fdpa};
 use crate::mma::int::{int_dot, popc_dot, BitOp, IntMmaType};
+use crate::mma::lanes::Lanes;
 use crate::mma::spelling::{MmaInstr, MmaTargetError, Operation, ScaledKind, Shape};
 use crate::mma::table::{row, Generation, InputKind, OutType, Row};
 use crate::mma::types::MmaType;
@@ -217,6 +218,17 @@ impl Mma {
             Operation::F64 { .. } => [f64, f64, f64, f64, None],
             Operation::Int { a, b, .. } => [int(a), int(b), s32, s32, None],
             Operation::Bits { .. } => [int(IntMmaType::B1), int(IntMmaType::B1), s32, s32, None],
+        }
+    }
+
+    /// The GEMM's lanes for this form: an unscaled fused dot product whose C and D have the
+    /// row's output type ([`crate::mma::lanes`]).
+    pub(crate) fn lanes(&self) -> Option<Lanes> {
+        match self.path {
+            Path::Fdpa { fdpa, a, b, c_f16: false, d_narrow: false, scale: None } => {
+                Lanes::new(fdpa, a, b, self.instr.shape.k as usize)
+            }
+            _ => None,
         }
     }
 

@@ -2,8 +2,9 @@
 //! edge-biased element codes.
 
 use super::Rng;
-use ptxfp::mma::{table::Generation, Form};
+use ptxfp::mma::{table::Generation, Form, MmaType};
 use ptxfp::ptx::Target;
+use ptxfp::Unpacked;
 
 /// A target of each generation, plain where the form allows it.
 pub fn some_targets(form: &Form) -> Vec<Target> {
@@ -27,6 +28,28 @@ pub fn codes(rng: &mut Rng, bits: u32, len: usize) -> Vec<u64> {
                 1 => mask,
                 2 => 1 << (bits - 1),
                 _ => rng.next() & mask,
+            }
+        })
+        .collect()
+}
+
+/// Codes of the element type `ty` (a [`MmaType`] name) without NaNs and infinities: the
+/// edge-biased [`codes`] where `wide`, else values whose magnitude lies in [2^-4, 2^4] (close
+/// exponents, so that the alignment truncates and cancels), zero an eighth of the time.
+pub fn finite_codes(rng: &mut Rng, ty: &str, bits: u32, len: usize, wide: bool) -> Vec<u64> {
+    let ty = MmaType::ALL.into_iter().find(|t| t.name() == ty).expect("a floating-point element type");
+    (0..len)
+        .map(|_| loop {
+            let code = codes(rng, bits, 1)[0];
+            match ty.decode(code as u32) {
+                Unpacked::Zero { .. } => break code,
+                Unpacked::Finite { exp, sig, .. } => {
+                    let log2 = exp + 63 - sig.leading_zeros() as i32;
+                    if wide || (-4..4).contains(&log2) {
+                        break code;
+                    }
+                }
+                Unpacked::Nan | Unpacked::Inf { .. } => {}
             }
         })
         .collect()

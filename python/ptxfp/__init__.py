@@ -77,7 +77,7 @@ except ImportError:  # pragma: no cover - exercised where ml_dtypes is absent
     _ml_dtypes = None
     _BFLOAT16 = None
 
-__all__ = ["Instr", "eval", "mma", "Mma", "ops", "simd_level", "sweep", "merge", "plot", "Report", "DEFAULT_ARCH"]
+__all__ = ["Instr", "eval", "mma", "matmul", "Mma", "ops", "simd_level", "sweep", "merge", "plot", "Report", "DEFAULT_ARCH"]
 
 #: The architecture used when none is given (as on the command line).
 DEFAULT_ARCH = "sm_90"
@@ -496,11 +496,9 @@ class Mma:
     def __repr__(self) -> str:
         return f"Mma({self.spelling!r}, {self.arch!r})"
 
-    def _codes(self, x: Any, name: str, ty: tuple, rows: int, cols: int) -> tuple:
+    def _words(self, arr: np.ndarray, name: str, ty: tuple) -> np.ndarray:
+        """The codes of ``arr`` (elements of the PTX type ``ty``) as contiguous uint64."""
         ptx, bits = ty
-        arr = np.asarray(x)
-        if arr.ndim < 2 or arr.shape[-2:] != (rows, cols):
-            raise ValueError(f"{self.spelling}: {name} has shape {arr.shape}, it must be (..., {rows}, {cols})")
         container = _WORDS[8 if bits <= 8 else 16 if bits <= 16 else 32 if bits <= 32 else 64]
         dt = arr.dtype
         ml = _MMA_ML_DTYPES.get(ptx)
@@ -516,15 +514,26 @@ class Mma:
         else:
             accepted = [container.name] + ([ml] if ml else []) + ([np.dtype(_MMA_FLOAT[ptx]).name] if ptx in _MMA_FLOAT else []) + ([np.dtype(_MMA_SIGNED[ptx]).name] if ptx in _MMA_SIGNED else [])
             raise TypeError(f"{self.spelling}: {name} is {dt.name} but its elements are {ptx}; use {' or '.join(accepted)}")
-        return arr.shape[:-2], np.ascontiguousarray(words.reshape(-1))
+        return np.ascontiguousarray(words.reshape(-1))
 
-    def __call__(self, a: Any, b: Any, c: Any = None, scale_a: Any = None, scale_b: Any = None) -> np.ndarray:
-        m, n, k = self.shape
-        ta, tb, tc, td = self._native.operand_types
-        lead, a = self._codes(a, "A", ta, m, k)
-        operands = {"B": self._codes(b, "B", tb, k, n)}
-        if c is not None:
-            operands["C"] = self._codes(c, "C", tc, m, n)
+    def _codes(self, x: Any, name: str, ty: tuple, rows: int, cols: int) -> tuple:
+        arr = np.asarray(x)
+        if arr.ndim < 2 or arr.shape[-2:] != (rows, cols):
+            raise ValueError(f"{self.spelling}: {name} has shape {arr.shape}, it must be (..., {rows}, {cols})")
+        return arr.shape[:-2], self._words(arr, name, ty)
+
+    def _matrix(self, x: Any, name: str, ty: tuple, shape: tuple, spelled: str) -> np.ndarray:
+        """The codes of a matrix operand of ``matmul``: two-dimensional, of ``shape``."""
+        arr = np.asarray(x)
+        if arr.shape != shape:
+            raise ValueError(f"{self.spelling}: {name} has shape {arr.shape}, it must be {spelled} = {shape}")
+        return self._words(arr, name, ty)
+
+    def _d_dtype(self) -> type:
+        return {"f32": np.float32, "f16": np.float16, "f64": np.float64}.get(self._native.operand_types[3][0], np.int32)
+
+    def _check_scales(self, scale_a: Any, scale_b: Any) -> Optional[int]:
+        """The scale vector of a block-scaled form, once the scales given match the form."""
         vec = self._native.scale_vec
         if (scale_a is None) != (scale_b is None):
             raise ValueError(f"{self.spelling}: give both scale_a and scale_b")
@@ -532,6 +541,16 @@ class Mma:
             raise ValueError(f"{self.spelling} is block-scaled: give scale_a and scale_b")
         if vec is None and scale_a is not None:
             raise ValueError(f"{self.spelling} takes no scales (only the .block_scale forms do)")
+        return vec
+
+    def __call__(self, a: Any, b: Any, c: Any = None, scale_a: Any = None, scale_b: Any = None) -> np.ndarray:
+        m, n, k = self.shape
+        ta, tb, tc, _ = self._native.operand_types
+        lead, a = self._codes(a, "A", ta, m, k)
+        operands = {"B": self._codes(b, "B", tb, k, n)}
+        if c is not None:
+            operands["C"] = self._codes(c, "C", tc, m, n)
+        vec = self._check_scales(scale_a, scale_b)
         if vec is not None:
             st = self._native.scale_type
             operands["scale_A"] = self._codes(scale_a, "scale_A", st, m, vec)
@@ -542,14 +561,54 @@ class Mma:
         tiles = int(np.prod(lead, dtype=np.int64))
         get = lambda name: operands[name][1] if name in operands else None  # noqa: E731
         d = self._native.tiles(tiles, a, get("B"), get("C"), get("scale_A"), get("scale_B"))
-        out = {"f32": np.float32, "f16": np.float16, "f64": np.float64}.get(td[0], np.int32)
+        out = self._d_dtype()
         width = _WORDS[np.dtype(out).itemsize * 8]
         return d.astype(width).view(out).reshape(lead + (m, n))
+
+    def matmul(self, a: Any, b: Any, c: Any = None, *, promote_every: Optional[int] = None, scale_a: Any = None, scale_b: Any = None) -> np.ndarray:
+        """D = A·B + C for whole matrices, evaluated as this instruction's tiles with the
+        accumulator chained through the k-steps in k order, as a CUTLASS-style main loop runs
+        them: A of shape (M, K), B (K, N), C (M, N) in the dtypes ``__call__`` takes (C absent:
+        +0), D back as C's type. Any M, N and K: a K that the instruction's k does not divide
+        is padded with zeros, as a kernel pads its last k-step. A block-scaled form takes
+        scale_a (M, ⌈K/s⌉) and scale_b (⌈K/s⌉, N), s = k/vec the k one scale covers.
+
+        ``promote_every=P`` (a multiple of k; an f32 D) starts the tensor-core accumulator
+        from +0 every P k and adds each span into an f32 accumulator with ``add.rn.f32``, as
+        DeepGEMM and FlashAttention-3 promote FP8 products every 128 k.
+
+        The forms whose C and D differ (``m8n8k4`` with an f16 C and an f32 D) are refused:
+        a product chains D into the next k-step's C. The interpreter is released meanwhile."""
+        ta, tb, tc, _ = self._native.operand_types
+        a_arr, b_arr = np.asarray(a), np.asarray(b)
+        if a_arr.ndim != 2 or b_arr.ndim != 2:
+            raise ValueError(f"{self.spelling}: matmul takes two-dimensional A (M, K) and B (K, N), not {a_arr.shape} and {b_arr.shape} (Mma(...)(a, b) takes stacks of tiles)")
+        (big_m, big_k), big_n = a_arr.shape, b_arr.shape[1]
+        words = {"a": self._words(a_arr, "A", ta), "b": self._matrix(b_arr, "B", tb, (big_k, big_n), "(K, N)")}
+        if c is not None:
+            words["c"] = self._matrix(c, "C", tc, (big_m, big_n), "(M, N)")
+        vec = self._check_scales(scale_a, scale_b)
+        if vec is not None:
+            cols = -(-big_k // (self.shape[2] // vec))
+            st = self._native.scale_type
+            words["scale_a"] = self._matrix(scale_a, "scale_A", st, (big_m, cols), "(M, ⌈K/s⌉)")
+            words["scale_b"] = self._matrix(scale_b, "scale_B", st, (cols, big_n), "(⌈K/s⌉, N)")
+        if promote_every is not None and (isinstance(promote_every, bool) or not isinstance(promote_every, (int, np.integer)) or promote_every <= 0):
+            raise ValueError(f"{self.spelling}: promote_every is {promote_every!r}, it must be a positive multiple of k = {self.shape[2]}")
+        d = self._native.gemm(big_m, big_n, big_k, promote_every=None if promote_every is None else int(promote_every), **words)
+        out = self._d_dtype()
+        return d.astype(_WORDS[np.dtype(out).itemsize * 8]).view(out).reshape(big_m, big_n)
 
 
 def mma(spelling: str, a: Any, b: Any, c: Any = None, *, arch: str = DEFAULT_ARCH, scale_a: Any = None, scale_b: Any = None) -> np.ndarray:
     """``Mma(spelling, arch)(a, b, c, scale_a, scale_b)``: D = A·B + C for a stack of tiles."""
     return Mma(spelling, arch)(a, b, c, scale_a, scale_b)
+
+
+def matmul(a: Any, b: Any, c: Any = None, *, instr: str, arch: str = DEFAULT_ARCH, promote_every: Optional[int] = None, scale_a: Any = None, scale_b: Any = None) -> np.ndarray:
+    """``Mma(instr, arch).matmul(a, b, c, promote_every=..., scale_a=..., scale_b=...)``: a
+    whole matrix product with one tensor-core instruction's numerics."""
+    return Mma(instr, arch).matmul(a, b, c, promote_every=promote_every, scale_a=scale_a, scale_b=scale_b)
 
 
 def ops() -> list:

@@ -67,6 +67,16 @@ class Mma:
         scale_a: Optional[npt.ArrayLike] = ...,
         scale_b: Optional[npt.ArrayLike] = ...,
     ) -> np.ndarray: ...
+    def matmul(
+        self,
+        a: npt.ArrayLike,
+        b: npt.ArrayLike,
+        c: Optional[npt.ArrayLike] = ...,
+        *,
+        promote_every: Optional[int] = ...,
+        scale_a: Optional[npt.ArrayLike] = ...,
+        scale_b: Optional[npt.ArrayLike] = ...,
+    ) -> np.ndarray: ...
 
 def mma(
     spelling: str,
@@ -75,6 +85,17 @@ def mma(
     c: Optional[npt.ArrayLike] = ...,
     *,
     arch: str = ...,
+    scale_a: Optional[npt.ArrayLike] = ...,
+    scale_b: Optional[npt.ArrayLike] = ...,
+) -> np.ndarray: ...
+def matmul(
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
+    c: Optional[npt.ArrayLike] = ...,
+    *,
+    instr: str,
+    arch: str = ...,
+    promote_every: Optional[int] = ...,
     scale_a: Optional[npt.ArrayLike] = ...,
     scale_b: Optional[npt.ArrayLike] = ...,
 ) -> np.ndarray: ...

@@ -12,7 +12,7 @@ use numpy::{
     PyArray1, PyArrayDescrMethods, PyReadonlyArray1, PyReadwriteArray1, PyUntypedArray, PyUntypedArrayMethods,
 };
 use ptxfp::io::{result_dtype, writes_a_value, Dtype};
-use ptxfp::mma::{Mma, MmaInstr, Tile};
+use ptxfp::mma::{Dims, Gemm, Matrices, Mma, MmaInstr, Tile};
 use ptxfp::ptx::catalog;
 use ptxfp::sweep::report::Report;
 use ptxfp::sweep::{self, Control, Outcome, Shard, Spec, Sweep};
@@ -294,6 +294,44 @@ impl NativeMma {
                 };
                 mma.tile(tile, d)
             })
+        })
+        .map_err(value_error)?;
+        Ok(PyArray1::from_vec(py, d))
+    }
+
+    /// D (M×N) = A·B + C through this instruction's k-steps (`ptxfp::mma::Gemm`), from
+    /// contiguous row-major codes: A M×K, B K×N, C M×N (or None: +0), the scales M×⌈K/s⌉ and
+    /// ⌈K/s⌉×N; promoted into f32 every `promote_every` k where given. Every length and code
+    /// is checked first; the rows of D are shared among the threads.
+    #[pyo3(signature = (m, n, k, a, b, c=None, scale_a=None, scale_b=None, promote_every=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn gemm<'py>(
+        &self,
+        py: Python<'py>,
+        m: usize,
+        n: usize,
+        k: usize,
+        a: PyReadonlyArray1<'py, u64>,
+        b: PyReadonlyArray1<'py, u64>,
+        c: Option<PyReadonlyArray1<'py, u64>>,
+        scale_a: Option<PyReadonlyArray1<'py, u64>>,
+        scale_b: Option<PyReadonlyArray1<'py, u64>>,
+        promote_every: Option<usize>,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let gemm = Gemm::new(self.mma, promote_every).map_err(value_error)?;
+        let slice = |x: &PyReadonlyArray1<'py, u64>| x.as_slice().map(<[u64]>::to_vec).map_err(value_error);
+        let (a, b) = (slice(&a)?, slice(&b)?);
+        let c = c.as_ref().map(slice).transpose()?;
+        let scales = match (scale_a, scale_b) {
+            (Some(sa), Some(sb)) => Some((slice(&sa)?, slice(&sb)?)),
+            (None, None) => None,
+            _ => return Err(value_error("give both scale_a and scale_b")),
+        };
+        let mut d = vec![0u64; m.checked_mul(n).ok_or_else(|| value_error("M×N overflows"))?];
+        py.detach(|| {
+            let x =
+                Matrices { a: &a, b: &b, c: c.as_deref(), scales: scales.as_ref().map(|(sa, sb)| (&sa[..], &sb[..])) };
+            gemm.run(Dims { m, n, k }, x, &mut d)
         })
         .map_err(value_error)?;
         Ok(PyArray1::from_vec(py, d))

@@ -9,7 +9,8 @@
 //! 2. each product truncated toward zero to a multiple of `2^(e_max − F)` and summed with `c`'s
 //!    in an i64: a term is below `2^(F+1)` (F ≤ 25 on these rows) and a block holds at most 32
 //!    products and `c`, so the sum is below `2^32`;
-//! 3. the sum rounded by the row's [`crate::mma::Rho`], whose result is the next block's `c`.
+//! 3. the sum rounded by the row's [`Rho`], whose result is the next block's `c`: for RZ-f32 and
+//!    RZ-e8m13 in the lanes where the result is +0 or normal, by [`Rho::round`] otherwise.
 //!
 //! A lane that meets a NaN or an infinity (in its row of A, its column of B, C, or an
 //! accumulator that overflowed) is left to the scalar definition ([`Gemm::element`]), as is every
@@ -22,7 +23,7 @@
 use crate::format::Unpacked;
 use crate::kernels::level::{at_level, inlined, Isa};
 use crate::kernels::SimdLevel;
-use crate::mma::fdpa::Fdpa;
+use crate::mma::fdpa::{Fdpa, Rho};
 use crate::mma::types::MmaType;
 
 /// The columns of D evaluated together.
@@ -193,9 +194,10 @@ impl Lanes {
         bad: &mut [bool; LANES],
     ) -> [u32; LANES] {
         let Fdpa { frac, rho, e_zero, .. } = self.fdpa;
+        let f32_out = out == MmaType::F32;
         let mut cd = [Decoded::default(); LANES];
         for lane in 0..LANES {
-            let (x, special) = decode(out, c[lane]);
+            let (x, special) = if f32_out { decode_f32(c[lane]) } else { decode(out, c[lane]) };
             bad[lane] |= special;
             cd[lane] = x;
         }
@@ -225,11 +227,63 @@ impl Lanes {
             }
         }
         let mut d = [0u32; LANES];
+        let mut slow = [true; LANES];
+        if let Some(p) = normal_grid(rho) {
+            for lane in 0..LANES {
+                (d[lane], slow[lane]) = round_normal(p, sum[lane], lsb[lane]);
+            }
+        }
         for lane in 0..LANES {
-            d[lane] = rho.round(i128::from(sum[lane]), lsb[lane]);
-            bad[lane] |= decode(out, d[lane]).1;
+            if slow[lane] {
+                d[lane] = rho.round(i128::from(sum[lane]), lsb[lane]);
+                bad[lane] |= decode(out, d[lane]).1;
+            }
         }
         d
+    }
+}
+
+/// An f32 accumulator decoded as [`decode`] does it, without branches: sign, significand and
+/// exponent fields of IEEE binary32 (a subnormal at `Exp` = −126), and whether it is a NaN or
+/// an infinity.
+#[inline(always)]
+fn decode_f32(c: u32) -> (Decoded, bool) {
+    let field = (c >> 23 & 0xFF) as i32;
+    let frac = c & 0x7F_FFFF;
+    let special = field == 0xFF;
+    let sig = if special { 0 } else { frac | u32::from(field != 0) << 23 };
+    let biased = field.max(1);
+    (Decoded { sig: sig | (c & SIGN), exp: biased - 150, align: biased - 127 }, special)
+}
+
+/// The significand width of ρ's grid where its normal results have the f32 layout (RZ-f32 and
+/// RZ-e8m13), for [`round_normal`].
+const fn normal_grid(rho: Rho) -> Option<u32> {
+    match rho {
+        Rho::RzF32 => Some(24),
+        Rho::RzE8m13 => Some(14),
+        Rho::RneF16 => None,
+    }
+}
+
+/// [`Rho::round`] of `sum · 2^lsb` toward zero onto a `p`-bit significand in the f32 layout,
+/// where the result is +0 or normal; `true` where it is neither (a subnormal or an overflow:
+/// [`Rho::round`] decides) and the code is not the result.
+#[inline(always)]
+fn round_normal(p: u32, sum: i64, lsb: i32) -> (u32, bool) {
+    let mag = sum.unsigned_abs();
+    let top = 63 - mag.leading_zeros() as i32;
+    let exp = lsb + top;
+    let keep = p as i32 - 1;
+    // |sum| < 2^33 (module documentation): both shifts are below 64.
+    let sig = if top >= keep { mag >> (top - keep) } else { mag << (keep - top) } as u32;
+    let frac = (sig & ((1 << keep) - 1)) << (24 - p);
+    let sign = if sum < 0 { SIGN } else { 0 };
+    let code = sign | ((exp + 127) as u32) << 23 | frac;
+    if mag == 0 {
+        (0, false)
+    } else {
+        (code, !(-126..=127).contains(&exp))
     }
 }
 

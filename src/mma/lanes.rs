@@ -33,14 +33,19 @@ pub(crate) const LANES: usize = 16;
 const SIGN: u32 = 1 << 31;
 
 /// One element decoded: magnitude of the significand (with the sign in bit 31), the exponent
-/// of its last bit, and its alignment exponent `Exp`. A zero has `sig` 0; a NaN or an infinity
+/// of its last bit, and its alignment exponent `Exp`. A zero is [`ZERO`]; a NaN or an infinity
 /// is zero here and flagged by [`decode`].
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Decoded {
     sig: u32,
     exp: i32,
     align: i32,
 }
+
+/// The alignment exponent of a zero element: so far below every real one (−300 at the least
+/// for a product) that a product with a zero factor never sets a block's `e_max`.
+const ZERO_ALIGN: i32 = -(1 << 20);
+const ZERO: Decoded = Decoded { sig: 0, exp: 0, align: ZERO_ALIGN };
 
 /// `code` of `ty` decoded, and whether it is a NaN or an infinity.
 fn decode(ty: MmaType, code: u32) -> (Decoded, bool) {
@@ -53,19 +58,22 @@ fn decode(ty: MmaType, code: u32) -> (Decoded, bool) {
             let sig = (sig >> zeros) as u32 | if neg { SIGN } else { 0 };
             (Decoded { sig, exp: exp + zeros as i32, align }, false)
         }
-        Unpacked::Zero { .. } => (Decoded::default(), false),
-        Unpacked::Nan | Unpacked::Inf { .. } => (Decoded::default(), true),
+        Unpacked::Zero { .. } => (ZERO, false),
+        Unpacked::Nan | Unpacked::Inf { .. } => (ZERO, true),
     }
 }
 
 /// The elements of B for the lanes: for each group of [`LANES`] columns, for each k (K padded
 /// to whole k-steps with zeros), the group's elements side by side.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Group {
     sig: [u32; LANES],
     exp: [i32; LANES],
     align: [i32; LANES],
 }
+
+/// A group of zeros: the padding of K and of the last group's columns.
+const ZEROS: Group = Group { sig: [0; LANES], exp: [0; LANES], align: [ZERO_ALIGN; LANES] };
 
 /// A product's datapath, where it takes the lanes: the row's parameters and the input types.
 #[derive(Clone, Copy, Debug)]
@@ -94,7 +102,7 @@ impl LaneB {
 /// A row of A decoded for the lanes, K padded as [`LaneB`]'s; `None` where it holds a NaN or an
 /// infinity.
 pub(crate) fn decode_row(ty: MmaType, row: &[u64], padded_k: usize) -> Option<Vec<Decoded>> {
-    let mut out = vec![Decoded::default(); padded_k];
+    let mut out = vec![ZERO; padded_k];
     for (d, &code) in out.iter_mut().zip(row) {
         let (x, special) = decode(ty, code as u32);
         if special {
@@ -110,7 +118,15 @@ impl Lanes {
     /// blocks divide the instruction's k.
     pub(crate) fn new(fdpa: Fdpa, a: MmaType, b: MmaType, step: usize) -> Option<Lanes> {
         let l = fdpa.block as usize;
-        let fits = fdpa.group == 0 && fdpa.frac <= 25 && step.is_multiple_of(l.min(step)) && l.min(step) <= 32;
+        // A zero term aligns at e_zero, and C's type has emin ≥ e_zero on every row: a nonzero c
+        // aligns at Exp(c) ≥ emin ≥ e_zero, a zero c at e_zero, so a zero product never
+        // changes e_max and the lanes leave it out.
+        let zero_terms_dominated = fdpa.e_zero <= fdpa.rho.output().emin();
+        let fits = fdpa.group == 0
+            && fdpa.frac <= 25
+            && step.is_multiple_of(l.min(step))
+            && l.min(step) <= 32
+            && zero_terms_dominated;
         fits.then_some(Lanes { fdpa, a, b, step })
     }
 
@@ -123,7 +139,7 @@ impl Lanes {
     pub(crate) fn decode_b(&self, b: &[u64], k: usize, n: usize) -> LaneB {
         let padded_k = self.padded_k(k);
         let groups_n = n.div_ceil(LANES);
-        let mut groups = vec![Group::default(); groups_n * padded_k];
+        let mut groups = vec![ZEROS; groups_n * padded_k];
         let mut special = vec![false; n];
         for (kk, row) in b.chunks(n.max(1)).enumerate().take(k) {
             for (j, &code) in row.iter().enumerate() {
@@ -195,22 +211,21 @@ impl Lanes {
     ) -> [u32; LANES] {
         let Fdpa { frac, rho, e_zero, .. } = self.fdpa;
         let f32_out = out == MmaType::F32;
-        let mut cd = [Decoded::default(); LANES];
+        let mut cd = [ZERO; LANES];
         for lane in 0..LANES {
             let (x, special) = if f32_out { decode_f32(c[lane]) } else { decode(out, c[lane]) };
             bad[lane] |= special;
             cd[lane] = x;
         }
+        // A zero product's term (at e_zero) cannot raise e_max (Lanes::new): its ZERO_ALIGN
+        // leaves it out.
         let mut e_max = [0i32; LANES];
         for lane in 0..LANES {
             e_max[lane] = if cd[lane].sig == 0 { e_zero } else { cd[lane].align };
         }
         for (x, g) in a.iter().zip(b) {
-            let sa = x.sig & !SIGN;
             for lane in 0..LANES {
-                let sig = sa * (g.sig[lane] & !SIGN);
-                let align = if sig == 0 { e_zero } else { x.align + g.align[lane] };
-                e_max[lane] = e_max[lane].max(align);
+                e_max[lane] = e_max[lane].max(x.align + g.align[lane]);
             }
         }
         let mut lsb = [0i32; LANES];

@@ -124,6 +124,13 @@ impl Operands {
     }
 }
 
+/// `out` is `expected`, or a panic naming the case and the first element of D that differs.
+fn assert_same(out: &[u64], expected: &[u64], dims: Dims, case: impl Fn() -> String) {
+    if let Some(i) = (0..out.len()).find(|&i| out[i] != expected[i]) {
+        panic!("{}: D[{}][{}] = {:#x}, by hand {:#x}", case(), i / dims.n, i % dims.n, out[i], expected[i]);
+    }
+}
+
 #[test]
 fn every_form_is_its_tiles_chained_through_k() {
     let mut rng = Rng::new(0x6E11);
@@ -149,16 +156,9 @@ fn every_form_is_its_tiles_chained_through_k() {
             let mut out = vec![0u64; dims.m * dims.n];
             gemm.run(dims, x.matrices(), &mut out).unwrap();
             let expected = by_hand(&mma, promote, dims, x.matrices());
-            if let Some(i) = (0..out.len()).find(|&i| out[i] != expected[i]) {
-                panic!(
-                    "{} on {target}, {dims:?}, promotion {promote:?}: D[{}][{}] = {:#x}, by hand {:#x}",
-                    form.instr,
-                    i / dims.n,
-                    i % dims.n,
-                    out[i],
-                    expected[i]
-                );
-            }
+            assert_same(&out, &expected, dims, || {
+                format!("{} on {target}, {dims:?}, promotion {promote:?}", form.instr)
+            });
             products += dims.m * dims.n * dims.k;
             promoted += usize::from(promote.is_some());
         }
@@ -200,16 +200,9 @@ fn the_lanes_are_the_tiles_chained_at_every_level() {
                 for &level in &levels {
                     let mut out = vec![0u64; dims.m * dims.n];
                     gemm.at_level(level).unwrap().run(dims, x, &mut out).unwrap();
-                    if let Some(i) = (0..out.len()).find(|&i| out[i] != expected[i]) {
-                        panic!(
-                            "{} on {target} at {level}, {dims:?}, wide {wide}, promotion {promote:?}: D[{}][{}] = {:#x}, by hand {:#x}",
-                            form.instr,
-                            i / dims.n,
-                            i % dims.n,
-                            out[i],
-                            expected[i]
-                        );
-                    }
+                    assert_same(&out, &expected, dims, || {
+                        format!("{} on {target} at {level}, {dims:?}, wide {wide}, promotion {promote:?}", form.instr)
+                    });
                 }
                 products += dims.m * dims.n * dims.k;
             }

@@ -13,7 +13,6 @@ CPU's BLAS, not the tensor cores' numerics: the ratio says what bit-exactness co
 """
 
 import argparse
-import platform
 import statistics
 import time
 
@@ -21,6 +20,7 @@ import ml_dtypes
 import numpy as np
 
 import ptxfp
+from throughput import cpu_model  # python/benches/throughput.py, beside this script
 
 ROWS = [
     ("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "sm_80", "bf16", None),
@@ -32,17 +32,6 @@ ROWS = [
      "sm_120a", "e2m1", None),
 ]
 DTYPES = {"bf16": ml_dtypes.bfloat16, "f16": np.float16, "e4m3": ml_dtypes.float8_e4m3fn, "e2m1": ml_dtypes.float4_e2m1fn}
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def best_time(f, repeat):
